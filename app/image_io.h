@@ -1,0 +1,77 @@
+/* image_io.h: streaming image readers and atomic (temp file + rename) writers for every format gsmooth supports. */
+#ifndef GS_IMAGE_IO_H
+#define GS_IMAGE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* What a reader found in the file's header. */
+typedef struct gs_image_info {
+    uint32_t width;     /* samples per row */
+    uint32_t height;    /* rows */
+    uint32_t bits;      /* 8 or 16: depth of the gray samples read_rows delivers */
+    int was_color;      /* 1 if colour (or palette) was converted to gray with BT.601 */
+    int had_alpha;      /* 1 if an alpha channel was dropped */
+    const char *format; /* "PNG", "JPEG", "PGM", ... */
+} gs_image_info;
+
+typedef struct gs_reader gs_reader;
+
+/*
+ * Open `path` ("-" = standard input, read whole into memory first) and read its header.
+ * A header whose width*height exceeds max_pixels is refused with GS_ERR_TOO_LARGE before
+ * any pixel memory is allocated. Format is detected from content, not from the name.
+ * On failure *out is NULL and `err` holds the cause (without the file name: the caller
+ * adds it).
+ */
+gs_status gs_reader_open(const char *path, uint64_t max_pixels, gs_reader **out,
+                         gs_image_info *info, char *err, size_t err_size);
+
+/* Deliver the next `rows` rows, top to bottom, as native-endian gray samples of info.bits
+ * bits, row r at dst + r * stride. */
+gs_status gs_reader_read_rows(gs_reader *reader, void *dst, size_t stride, uint32_t rows,
+                              char *err, size_t err_size);
+
+void gs_reader_close(gs_reader *reader); /* NULL is a no-op */
+
+typedef enum gs_out_format {
+    GS_OUT_PNG,
+    GS_OUT_PGM,
+    GS_OUT_BMP,
+    GS_OUT_TGA,
+    GS_OUT_JPG,
+    GS_OUT_NPY
+} gs_out_format;
+
+/* Output format from the path's extension (case-insensitive); "-" is PNG on stdout.
+ * GS_ERR_USAGE for an unknown or missing extension. */
+gs_status gs_out_format_from_path(const char *path, gs_out_format *out, char *err,
+                                  size_t err_size);
+
+const char *gs_out_format_name(gs_out_format fmt);
+
+typedef struct gs_writer gs_writer;
+
+/*
+ * Start writing a `width` x `height` image of `bits`-bit samples to `path`: 8 or 16 for
+ * every image format (16 is refused by BMP, TGA and JPEG), 32 or 64 for NPY (unsigned).
+ * Data goes to a temporary file in the target directory, renamed onto `path` only by
+ * gs_writer_commit; "-" writes to standard output directly.
+ */
+gs_status gs_writer_open(const char *path, gs_out_format fmt, uint32_t width, uint32_t height,
+                         uint32_t bits, gs_writer **out, char *err, size_t err_size);
+
+/* Append `rows` rows of native-endian samples, row r at src + r * stride. */
+gs_status gs_writer_write_rows(gs_writer *writer, const void *src, size_t stride,
+                               uint32_t rows, char *err, size_t err_size);
+
+/* Finish the file, flush, fsync, close and rename into place; frees the writer. */
+gs_status gs_writer_commit(gs_writer *writer, char *err, size_t err_size);
+
+/* Drop everything written: close and unlink the temporary file; frees the writer.
+ * NULL is a no-op. */
+void gs_writer_abort(gs_writer *writer);
+
+#endif /* GS_IMAGE_IO_H */

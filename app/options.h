@@ -1,0 +1,43 @@
+/* options.h: the command line and environment, parsed into one struct. */
+#ifndef GS_OPTIONS_H
+#define GS_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2D } gs_mode;
+typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
+typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
+
+/* Default --iters, and the default --max-pixels (2^30). */
+#define GS_DEFAULT_ITERS 3u
+#define GS_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+
+typedef struct gs_options {
+    gs_action action;          /* what main should do */
+    gs_mode mode;              /* smoothing or one of the integrals */
+    uint32_t iters;            /* --iters */
+    const char *backend;       /* --backend or GSMOOTH_BACKEND: auto, cpu, cuda, or a .so path */
+    const char *plugin_dir;    /* --plugin-dir, or NULL */
+    unsigned threads;          /* --threads; 0 = all cores */
+    uint64_t max_pixels;       /* --max-pixels */
+    gs_depth_choice depth;     /* --depth */
+    int quiet;                 /* --quiet: no notes */
+    int progress;              /* --progress (on a terminal) */
+    int time;                  /* --time: phase timings */
+    int verbose;               /* -v (with --list-backends) */
+    const char *out_dir;       /* -o DIR: batch mode */
+    char **inputs;             /* input paths (argv slice) */
+    int input_count;           /* how many */
+    const char *output;        /* single-file mode output path */
+} gs_options;
+
+/* Parse argv (and GSMOOTH_BACKEND). GS_ERR_USAGE with a one-line reason on any misuse. */
+gs_status gs_options_parse(int argc, char **argv, gs_options *out, char *err, size_t err_size);
+
+/* The --help text. */
+void gs_options_print_help(FILE *to);
+
+#endif /* GS_OPTIONS_H */

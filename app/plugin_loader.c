@@ -1,0 +1,213 @@
+/* plugin_loader.c: plugin discovery (search path), dlopen with ABI checks, and backend choice. */
+#define _GNU_SOURCE
+#include "plugin_loader.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Most plugins one discovery keeps; more is a misconfigured directory. */
+#define GS_MAX_PLUGINS 64
+
+gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    char full[PATH_MAX];
+    if (!realpath(path, full)) {
+        snprintf(out->path, sizeof out->path, "%s", path);
+        snprintf(out->load_error, sizeof out->load_error, "%s", strerror(errno));
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", path, strerror(errno));
+    }
+    snprintf(out->path, sizeof out->path, "%s", full);
+    dlerror();
+    /* NODELETE: unloading a CUDA plugin's registered fatbin crashes at exit. */
+    void *handle = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!handle) {
+        const char *why = dlerror();
+        snprintf(out->load_error, sizeof out->load_error, "%s", why ? why : "dlopen failed");
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: cannot load: %s", full,
+                       out->load_error);
+    }
+    dlerror();
+    void *sym = dlsym(handle, GS_PLUGIN_ENTRY_NAME);
+    if (!sym) {
+        snprintf(out->load_error, sizeof out->load_error, "no symbol %s: not a gsmooth plugin",
+                 GS_PLUGIN_ENTRY_NAME);
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+    }
+    gs_plugin_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
+    const gs_plugin_desc *d = entry();
+    if (!d) {
+        snprintf(out->load_error, sizeof out->load_error, "entry returned no descriptor");
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+    }
+    if (d->abi_major != GS_PLUGIN_ABI_MAJOR || d->abi_minor > GS_PLUGIN_ABI_MINOR) {
+        snprintf(out->load_error, sizeof out->load_error,
+                 "plugin ABI %u.%u, this gsmooth supports %u.0 to %u.%u", d->abi_major,
+                 d->abi_minor, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR);
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+    }
+    if (d->struct_size < sizeof(gs_plugin_desc) || !d->name || !d->probe || !d->create ||
+        !d->destroy || ((d->ops & GS_OP_SMOOTH_ROWS) && !d->smooth_rows) ||
+        ((d->ops & GS_OP_INTEGRAL_ROWS) && !d->integral_rows) ||
+        ((d->ops & GS_OP_INTEGRAL_2D) && !d->integral_2d)) {
+        snprintf(out->load_error, sizeof out->load_error,
+                 "descriptor is incomplete (missing name, function or size)");
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+    }
+    out->desc = d;
+    out->available = d->probe(out->probe_msg, sizeof out->probe_msg) == GS_PLUGIN_OK;
+    if (!out->available && !out->probe_msg[0])
+        snprintf(out->probe_msg, sizeof out->probe_msg, "unavailable (no reason given)");
+    return GS_OK;
+}
+
+static int has_name(const gs_backend_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; ++i)
+        if (l->items[i].desc && strcmp(l->items[i].desc->name, name) == 0) return 1;
+    return 0;
+}
+
+static int ends_with_so(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void scan_dir(const char *dir, gs_backend_list *l)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char *names[GS_MAX_PLUGINS];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < GS_MAX_PLUGINS)
+        if (ends_with_so(e->d_name) && (names[n] = strdup(e->d_name))) ++n;
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names); /* a stable order, whatever readdir gives */
+    for (size_t i = 0; i < n; ++i) {
+        char path[PATH_MAX];
+        if (l->count < GS_MAX_PLUGINS &&
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]) < (int)sizeof path) {
+            gs_backend b;
+            gs_backend_load(path, &b, NULL, 0);
+            if (!b.desc || !has_name(l, b.desc->name)) l->items[l->count++] = b;
+        }
+        free(names[i]);
+    }
+}
+
+static int exe_plugin_dir(char *buf, size_t size)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return -1;
+    *slash = '\0';
+    return snprintf(buf, size, "%s/%s", exe, GS_PLUGIN_REL_FROM_BIN) < (int)size ? 0 : -1;
+}
+
+gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, char *err,
+                               size_t err_size)
+{
+    out->count = 0;
+    out->items = calloc(GS_MAX_PLUGINS, sizeof *out->items);
+    if (!out->items) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    if (plugin_dir) scan_dir(plugin_dir, out);
+    const char *env = getenv("GSMOOTH_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env), *save = NULL;
+        if (!copy) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            scan_dir(p, out);
+        free(copy);
+    }
+    char dir[PATH_MAX];
+    if (exe_plugin_dir(dir, sizeof dir) == 0) scan_dir(dir, out);
+    return GS_OK;
+}
+
+void gs_backends_free(gs_backend_list *list)
+{
+    free(list->items); /* handles stay open on purpose: plugins are never unloaded */
+    list->items = NULL;
+    list->count = 0;
+}
+
+static gs_backend *find(gs_backend_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; ++i)
+        if (l->items[i].desc && strcmp(l->items[i].desc->name, name) == 0) return &l->items[i];
+    return NULL;
+}
+
+void gs_ops_text(uint32_t ops, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s%s", ops & GS_OP_SMOOTH_ROWS ? "smooth " : "",
+             ops & GS_OP_INTEGRAL_ROWS ? "integral-rows " : "",
+             ops & GS_OP_INTEGRAL_2D ? "integral-2d " : "", ops ? "" : "none");
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ' ') buf[n - 1] = '\0';
+}
+
+static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
+{
+    if (!b->available)
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s cannot run here: %s",
+                       b->desc->name, b->probe_msg);
+    if ((b->desc->ops & ops) != ops)
+        return gs_fail(err, err_size, GS_ERR_BACKEND,
+                       "backend %s does not implement this operation", b->desc->name);
+    return GS_OK;
+}
+
+gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,
+                            uint64_t work, gs_backend *scratch, gs_backend **chosen,
+                            char *note, size_t note_size, char *err, size_t err_size)
+{
+    *chosen = NULL;
+    if (note_size) note[0] = '\0';
+    if (strchr(want, '/')) {
+        gs_status st = gs_backend_load(want, scratch, err, err_size);
+        if (st != GS_OK) return st;
+        *chosen = scratch;
+        return usable(scratch, ops, err, err_size);
+    }
+    if (strcmp(want, "auto") != 0) {
+        gs_backend *b = find(list, want);
+        if (!b)
+            return gs_fail(err, err_size, GS_ERR_BACKEND,
+                           "no backend named '%s' was found (see --list-backends -v)", want);
+        *chosen = b;
+        return usable(b, ops, err, err_size);
+    }
+    gs_backend *cuda = find(list, "cuda");
+    if (cuda && usable(cuda, ops, NULL, 0) == GS_OK && work >= GS_AUTO_CUDA_MIN_WORK) {
+        *chosen = cuda;
+        return GS_OK;
+    }
+    if (cuda && !cuda->available && work >= GS_AUTO_CUDA_MIN_WORK)
+        snprintf(note, note_size, "CUDA backend unavailable (%s); using the CPU", cuda->probe_msg);
+    gs_backend *cpu = find(list, "cpu");
+    if (!cpu)
+        return gs_fail(err, err_size, GS_ERR_BACKEND,
+                       "no CPU backend found (looked in --plugin-dir, GSMOOTH_PLUGIN_PATH and "
+                       "<exe>/%s)", GS_PLUGIN_REL_FROM_BIN);
+    *chosen = cpu;
+    return usable(cpu, ops, err, err_size);
+}

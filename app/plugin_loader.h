@@ -1,0 +1,51 @@
+/* plugin_loader.h: finding, loading, checking and choosing backend plugins. */
+#ifndef GS_PLUGIN_LOADER_H
+#define GS_PLUGIN_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gsmooth_plugin.h"
+#include "status.h"
+
+/* Work (pixels x passes) from which `auto` prefers CUDA over the CPU: below it, device
+ * start-up costs more than it saves. Value: see bench/NOTES.md ("auto threshold"). */
+#define GS_AUTO_CUDA_MIN_WORK (UINT64_C(1) << 26)
+
+typedef struct gs_backend {
+    char path[4096];              /* full path it was loaded from */
+    const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
+    int available;                /* probe passed */
+    char probe_msg[256];          /* probe's words (reason, or what was found) */
+    char load_error[512];         /* why loading failed, when desc is NULL */
+} gs_backend;
+
+typedef struct gs_backend_list {
+    gs_backend *items;  /* in discovery order; the first of a name wins */
+    size_t count;
+} gs_backend_list;
+
+/* Load and check one plugin file: dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), entry
+ * symbol, struct size and ABI version, then probe. Plugins are never unloaded. */
+gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size);
+
+/* Scan the plugin directories in order (plugin_dir, each GSMOOTH_PLUGIN_PATH entry, then
+ * <dir of the executable>/../lib/gsmooth/plugins) for *.so files. Files that fail to load
+ * are kept in the list with their error (for --list-backends -v). */
+gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, char *err,
+                               size_t err_size);
+
+void gs_backends_free(gs_backend_list *list);
+
+/* Pick the backend for `want` (auto, a name, or a path containing '/') that implements
+ * `ops`. For auto: CUDA when available and work >= GS_AUTO_CUDA_MIN_WORK, else CPU; a
+ * note explaining a fallback may be written to `note` (empty otherwise). *chosen points
+ * into `list` or into `scratch` (for a path). */
+gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,
+                            uint64_t work, gs_backend *scratch, gs_backend **chosen,
+                            char *note, size_t note_size, char *err, size_t err_size);
+
+/* "smooth,integral-rows,integral-2d" style text for a GS_OP_* mask. */
+void gs_ops_text(uint32_t ops, char *buf, size_t size);
+
+#endif /* GS_PLUGIN_LOADER_H */

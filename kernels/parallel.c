@@ -1,0 +1,73 @@
+/* parallel.c: fork-join parallel-for with dynamic item hand-out; threads are joined before it returns. */
+#include "parallel.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Most threads one call starts; more than this is never useful for row work. */
+#define GS_MAX_THREADS 256u
+
+typedef struct job {
+    gs_parallel_fn fn;      /* item body */
+    void *ctx;              /* its context */
+    size_t items;           /* number of items */
+    atomic_size_t next;     /* next item to hand out */
+    atomic_int result;      /* first nonzero item result */
+} job;
+
+typedef struct worker_arg {
+    job *job;        /* shared job */
+    unsigned index;  /* worker number */
+} worker_arg;
+
+static void run_items(job *j, unsigned worker)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->items) return;
+        int rc = j->fn(j->ctx, i, worker);
+        if (rc) {
+            int expected = 0;
+            atomic_compare_exchange_strong(&j->result, &expected, rc);
+        }
+    }
+}
+
+static void *worker_main(void *p)
+{
+    worker_arg *a = p;
+    run_items(a->job, a->index);
+    return NULL;
+}
+
+unsigned gs_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (unsigned)n;
+}
+
+int gs_parallel_for(unsigned threads, size_t items, gs_parallel_fn fn, void *ctx)
+{
+    job j = {.fn = fn, .ctx = ctx, .items = items};
+    atomic_init(&j.next, 0);
+    atomic_init(&j.result, 0);
+    if (threads > GS_MAX_THREADS) threads = GS_MAX_THREADS;
+    if (threads > items) threads = (unsigned)items;
+    if (threads <= 1) {
+        run_items(&j, 0);
+        return atomic_load(&j.result);
+    }
+    pthread_t tid[GS_MAX_THREADS];
+    worker_arg args[GS_MAX_THREADS];
+    unsigned started = 0;
+    for (unsigned t = 1; t < threads; ++t) {
+        args[t] = (worker_arg){&j, t};
+        if (pthread_create(&tid[t], NULL, worker_main, &args[t]) != 0) break;
+        started = t;
+    }
+    run_items(&j, 0);
+    for (unsigned t = 1; t <= started; ++t) pthread_join(tid[t], NULL);
+    return atomic_load(&j.result);
+}

@@ -1,0 +1,117 @@
+/* cpu_plugin.c: the CPU backend plugin: argument checks and ABI glue over the threaded kernels in kernels/. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+#include "gsmooth_plugin.h"
+#include "stencil_math.h"
+
+struct gs_plugin_instance {
+    unsigned threads;        /* worker threads; 0 = all cores */
+    gs_cpu_workspace ws;     /* smoothing scratch, reused across strips */
+};
+
+static gs_plugin_status fail(char *err, size_t err_size, gs_plugin_status st, const char *msg)
+{
+    if (err && err_size) snprintf(err, err_size, "%s", msg);
+    return st;
+}
+
+/* The checks every operation shares: header, sizes, depths, strides. */
+static gs_plugin_status check_strip(const gs_strip *s, int integral, char *err, size_t err_size)
+{
+    if (!s || !s->src || !s->dst)
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null strip or buffer");
+    if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "strip struct from another ABI");
+    if (s->width == 0 || s->rows == 0)
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "empty strip");
+    if (s->in_bits != 8 && s->in_bits != 16)
+        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "input depth must be 8 or 16 bits");
+    if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
+        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "unsupported output depth");
+    if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
+        s->dst_stride < (size_t)s->width * (s->out_bits / 8))
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "stride shorter than a row");
+    return GS_PLUGIN_OK;
+}
+
+static gs_plugin_status cpu_probe(char *err, size_t err_size)
+{
+    return fail(err, err_size, GS_PLUGIN_OK, "portable C, threads");
+}
+
+static gs_plugin_status cpu_create(const gs_plugin_config *config, gs_plugin_instance **out,
+                                   char *err, size_t err_size)
+{
+    if (!out) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
+    *out = NULL;
+    gs_plugin_instance *inst = calloc(1, sizeof *inst);
+    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
+    if (config && config->struct_size >= offsetof(gs_plugin_config, threads) + sizeof(uint32_t))
+        inst->threads = config->threads;
+    *out = inst;
+    return GS_PLUGIN_OK;
+}
+
+static void cpu_destroy(gs_plugin_instance *inst)
+{
+    if (!inst) return;
+    gs_cpu_workspace_release(&inst->ws);
+    free(inst);
+}
+
+static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,
+                                   char *err, size_t err_size)
+{
+    gs_plugin_status st = check_strip(s, 0, err, err_size);
+    if (st != GS_PLUGIN_OK) return st;
+    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    if (iters > GS_MAX_ITERS)
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above 100000");
+    if (gs_cpu_smooth_strip(s, iters, inst->threads, &inst->ws) != 0)
+        return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
+    return GS_PLUGIN_OK;
+}
+
+static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
+                                          char *err, size_t err_size)
+{
+    gs_plugin_status st = check_strip(s, 1, err, err_size);
+    if (st != GS_PLUGIN_OK) return st;
+    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    gs_cpu_integral_rows_strip(s, inst->threads);
+    return GS_PLUGIN_OK;
+}
+
+static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
+                                        void *column_sums, char *err, size_t err_size)
+{
+    gs_plugin_status st = check_strip(s, 1, err, err_size);
+    if (st != GS_PLUGIN_OK) return st;
+    if (!inst || !column_sums)
+        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
+    gs_cpu_integral_2d_strip(s, column_sums, inst->threads);
+    return GS_PLUGIN_OK;
+}
+
+static const gs_plugin_desc cpu_descriptor = {
+    GS_ABI_HEADER_INIT(gs_plugin_desc),
+    .name = "cpu",
+    .version = "0.1.0",
+    .description = "CPU: fused tiled passes on all cores",
+    .ops = GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D,
+    .depths = GS_DEPTH_U8 | GS_DEPTH_U16,
+    .alignment = 1,
+    .preferred_strip_bytes = 4u << 20,
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .smooth_rows = cpu_smooth,
+    .integral_rows = cpu_integral_rows,
+    .integral_2d = cpu_integral_2d,
+    .timings = NULL,
+};
+
+GS_PLUGIN_EXPORT const gs_plugin_desc *gs_plugin_entry(void) { return &cpu_descriptor; }

@@ -1,0 +1,159 @@
+/* gsmooth_plugin.h: the whole, versioned ABI between the gsmooth host and a backend plugin. */
+#ifndef GSMOOTH_PLUGIN_H
+#define GSMOOTH_PLUGIN_H
+
+/*
+ * A backend is a shared object that exports one C symbol, GS_PLUGIN_ENTRY_NAME, of type
+ * gs_plugin_entry_fn. It returns a pointer to a static, read-only descriptor. Everything a
+ * third-party backend needs is in this header; it depends on nothing else of gsmooth.
+ *
+ * Versioning. Every struct crossing the boundary starts with its size and the ABI
+ * major/minor it was built against. A host refuses a plugin of another major, or of a newer
+ * minor than its own. A minor bump only appends fields to the end of a struct; readers look
+ * at struct_size before touching an appended field.
+ *
+ * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
+ * stride for source and destination, so a host can stream an image of any height through
+ * a fixed amount of memory. Samples are native-endian uint8_t or uint16_t; integral output
+ * is native-endian uint32_t or uint64_t.
+ *
+ * Errors. Every call returns a gs_plugin_status. On failure it writes one line of text,
+ * NUL-terminated and truncated to fit, into the caller-owned buffer `err` of `err_size`
+ * bytes (err may be NULL when err_size is 0). Plugins never print, exit, abort, or keep
+ * mutable global state.
+ *
+ * Threading. The descriptor, `probe` and `create` may be called from any thread at any
+ * time. One instance is used by one thread at a time (the host serialises calls on it);
+ * different instances may run concurrently on different threads. An instance may use
+ * threads of its own inside a call, and joins them before the call returns.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_PLUGIN_ABI_MAJOR 1
+#define GS_PLUGIN_ABI_MINOR 0
+#define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
+
+#if defined(_WIN32)
+#define GS_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define GS_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Header fields that open every ABI struct. */
+#define GS_ABI_HEADER_FIELDS                                                         \
+    uint32_t struct_size; /* sizeof the struct as the writer compiled it */           \
+    uint16_t abi_major;   /* GS_PLUGIN_ABI_MAJOR of the writer */                     \
+    uint16_t abi_minor    /* GS_PLUGIN_ABI_MINOR of the writer */
+
+/* Fill the header of an ABI struct `s` of type `type`. */
+#define GS_ABI_HEADER_INIT(type) \
+    sizeof(type), GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR
+
+typedef enum gs_plugin_status {
+    GS_PLUGIN_OK = 0,
+    GS_PLUGIN_ERR_INVALID = 1,     /* bad argument: sizes, strides, depth, null pointer */
+    GS_PLUGIN_ERR_UNSUPPORTED = 2, /* operation or depth this plugin does not implement */
+    GS_PLUGIN_ERR_NOMEM = 3,       /* host or device memory exhausted */
+    GS_PLUGIN_ERR_UNAVAILABLE = 4, /* cannot run here (no driver, no device, ...) */
+    GS_PLUGIN_ERR_DEVICE = 5,      /* the device failed during a call */
+    GS_PLUGIN_ERR_INTERNAL = 6     /* anything else */
+} gs_plugin_status;
+
+/* Operations, as bits in gs_plugin_desc.ops. */
+#define GS_OP_SMOOTH_ROWS   (1u << 0)
+#define GS_OP_INTEGRAL_ROWS (1u << 1)
+#define GS_OP_INTEGRAL_2D   (1u << 2)
+
+/* Sample depths, as bits in gs_plugin_desc.depths. */
+#define GS_DEPTH_U8  (1u << 0)
+#define GS_DEPTH_U16 (1u << 1)
+
+/* Options for one instance. */
+typedef struct gs_plugin_config {
+    GS_ABI_HEADER_FIELDS;
+    uint32_t threads; /* worker threads a CPU backend may use; 0 = all cores */
+    int32_t device;   /* device ordinal for a GPU backend; -1 = plugin's choice */
+} gs_plugin_config;
+
+/*
+ * One strip of rows. The source holds `rows` rows of `width` samples of `in_bits` bits
+ * (8 or 16) starting at `src`, row r at src + r * src_stride. The destination is laid out
+ * likewise at `dst` with `dst_stride`, holding samples of `out_bits` bits: equal to in_bits
+ * for smoothing, 32 or 64 for the integrals. Strides are in bytes and at least one row.
+ * Source and destination do not overlap.
+ */
+typedef struct gs_strip {
+    GS_ABI_HEADER_FIELDS;
+    uint32_t width;     /* samples per row, >= 1 */
+    uint32_t rows;      /* rows in this strip, >= 1 */
+    uint32_t in_bits;   /* 8 or 16 */
+    uint32_t out_bits;  /* 8/16 (smooth), 32/64 (integral) */
+    const void *src;    /* first source row */
+    size_t src_stride;  /* bytes from one source row to the next */
+    void *dst;          /* first destination row */
+    size_t dst_stride;  /* bytes from one destination row to the next */
+} gs_strip;
+
+/* Time an instance spent, summed over its calls since create; zero where not measured. */
+typedef struct gs_plugin_timings {
+    GS_ABI_HEADER_FIELDS;
+    uint64_t upload_ns;   /* host to device copies */
+    uint64_t kernel_ns;   /* computation */
+    uint64_t download_ns; /* device to host copies */
+} gs_plugin_timings;
+
+typedef struct gs_plugin_instance gs_plugin_instance; /* opaque, owned by the plugin */
+
+typedef struct gs_plugin_desc {
+    GS_ABI_HEADER_FIELDS;
+    const char *name;        /* short name for --backend, e.g. "cpu", "cuda" */
+    const char *version;     /* the plugin's own version string */
+    const char *description; /* one line for --list-backends */
+    uint32_t ops;            /* GS_OP_* bits implemented */
+    uint32_t depths;         /* GS_DEPTH_* bits accepted */
+    uint32_t alignment;      /* byte alignment needed of src, dst and strides; 1 = none */
+    uint32_t preferred_strip_bytes; /* source bytes per strip that run well; 0 = any */
+
+    /* Can it run here? GS_PLUGIN_OK, or GS_PLUGIN_ERR_UNAVAILABLE and the reason in words
+     * ("no NVIDIA driver", "no CUDA device", ...). On success `err` may receive a one-line
+     * summary of what was found (device, driver version). */
+    gs_plugin_status (*probe)(char *err, size_t err_size);
+
+    /* Make an instance. On success *out is set and the caller owns it until destroy. */
+    gs_plugin_status (*create)(const gs_plugin_config *config, gs_plugin_instance **out,
+                               char *err, size_t err_size);
+    void (*destroy)(gs_plugin_instance *instance); /* NULL is a no-op */
+
+    /* Smooth each row `iters` times (0 <= iters <= 100000) with the 3-point mean; the
+     * arithmetic is fixed by gsmooth's DESIGN.md and must be bit-exact. NULL if not in ops. */
+    gs_plugin_status (*smooth_rows)(gs_plugin_instance *instance, const gs_strip *strip,
+                                    uint32_t iters, char *err, size_t err_size);
+
+    /* Inclusive prefix sum along each row. NULL if not in ops. */
+    gs_plugin_status (*integral_rows)(gs_plugin_instance *instance, const gs_strip *strip,
+                                      char *err, size_t err_size);
+
+    /* Summed-area table over strips in top-to-bottom order. `column_sums` holds `width`
+     * values of out_bits bits: the sums of each column over all rows of earlier strips
+     * (zeros before the first strip); the call adds this strip's rows to them. NULL if not
+     * in ops. */
+    gs_plugin_status (*integral_2d)(gs_plugin_instance *instance, const gs_strip *strip,
+                                    void *column_sums, char *err, size_t err_size);
+
+    /* Optional (may be NULL): time spent so far, for --time. */
+    void (*timings)(const gs_plugin_instance *instance, gs_plugin_timings *out);
+} gs_plugin_desc;
+
+typedef const gs_plugin_desc *(*gs_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSMOOTH_PLUGIN_H */

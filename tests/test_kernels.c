@@ -1,0 +1,198 @@
+/* test_kernels.c: Check suite: the threaded, tiled CPU kernels against the plain reference on random data, plus hand-computed cases. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+#include "integral_dtype.h"
+#include "reference.h"
+
+static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
+static const uint32_t iters_list[] = {0, 1, 2, 3, 10, 101};
+static const unsigned thread_counts[] = {1, 2, 3};
+
+/* xorshift64*: a fixed-seed generator, so a failure reproduces. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* Random samples with some structure: runs, extremes and noise, so rounding ties and
+ * clamping both happen. */
+static void fill_random(void *buf, size_t count, uint32_t bits)
+{
+    uint32_t max = bits == 16 ? 65535u : 255u;
+    for (size_t i = 0; i < count; ++i) {
+        uint64_t r = rng();
+        uint32_t v = (r & 7) == 0 ? max : (r & 7) == 1 ? 0 : (uint32_t)(r >> 32) % (max + 1);
+        if (bits == 16) ((uint16_t *)buf)[i] = (uint16_t)v;
+        else ((uint8_t *)buf)[i] = (uint8_t)v;
+    }
+}
+
+static gs_strip make_strip(const void *src, void *dst, uint32_t w, uint32_t h, uint32_t ib,
+                           uint32_t ob)
+{
+    gs_strip s = {GS_ABI_HEADER_INIT(gs_strip), w, h, ib, ob, src, (size_t)w * ib / 8, dst,
+                  (size_t)w * ob / 8};
+    return s;
+}
+
+START_TEST(smooth_matches_reference)
+{
+    uint32_t bits = _i % 2 ? 16 : 8;
+    uint32_t w = widths[(_i / 2) % (sizeof widths / sizeof *widths)];
+    size_t bytes = bits / 8;
+    uint32_t heights[] = {1, 3};
+    for (size_t hi = 0; hi < 2; ++hi) {
+        uint32_t h = heights[hi];
+        uint8_t *in = malloc((size_t)w * h * bytes), *ref = malloc((size_t)w * h * bytes),
+                *out = malloc((size_t)w * h * bytes);
+        float *scratch = malloc(2 * (size_t)w * sizeof(float));
+        ck_assert_ptr_nonnull(in);
+        fill_random(in, (size_t)w * h, bits);
+        for (size_t ki = 0; ki < sizeof iters_list / sizeof *iters_list; ++ki) {
+            uint32_t k = iters_list[ki];
+            for (uint32_t r = 0; r < h; ++r)
+                gs_ref_smooth_row(in + r * w * bytes, ref + r * w * bytes, w, bits, k, scratch);
+            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ++ti) {
+                gs_cpu_workspace ws = {0};
+                memset(out, 0xA5, (size_t)w * h * bytes); /* poison: every byte must be written */
+                gs_strip s = make_strip(in, out, w, h, bits, bits);
+                ck_assert_int_eq(gs_cpu_smooth_strip(&s, k, thread_counts[ti], &ws), 0);
+                if (memcmp(out, ref, (size_t)w * h * bytes) != 0)
+                    ck_abort_msg("smooth mismatch: width %u height %u bits %u iters %u threads %u",
+                                 w, h, bits, k, thread_counts[ti]);
+                gs_cpu_workspace_release(&ws);
+            }
+        }
+        free(in), free(ref), free(out), free(scratch);
+    }
+}
+END_TEST
+
+/* Values worked out by hand from DESIGN.md's semantics, independent of any code here. */
+START_TEST(smooth_hand_computed)
+{
+    float scratch[16];
+    /* [0 3 6], one pass: (0+3)/2 = 1.5 -> 2 (ties to even), 9/3 = 3, 9/2 = 4.5 -> 4. */
+    uint8_t in[3] = {0, 3, 6}, out[3];
+    gs_ref_smooth_row(in, out, 3, 8, 1, scratch);
+    ck_assert_uint_eq(out[0], 2);
+    ck_assert_uint_eq(out[1], 3);
+    ck_assert_uint_eq(out[2], 4);
+    /* One pixel wide: n = 1, the value never changes. */
+    uint16_t one = 40000, one_out = 0;
+    gs_ref_smooth_row(&one, &one_out, 1, 16, 7, scratch);
+    ck_assert_uint_eq(one_out, 40000);
+    /* [255 0], two passes: 127.5, 127.5 -> then 127.5 again -> 128 (ties to even). */
+    uint8_t two[2] = {255, 0}, two_out[2];
+    gs_ref_smooth_row(two, two_out, 2, 8, 2, scratch);
+    ck_assert_uint_eq(two_out[0], 128);
+    ck_assert_uint_eq(two_out[1], 128);
+    /* K = 0 returns the input unchanged. */
+    uint8_t same[4] = {9, 200, 1, 77}, same_out[4];
+    gs_ref_smooth_row(same, same_out, 4, 8, 0, scratch);
+    ck_assert_mem_eq(same, same_out, 4);
+}
+END_TEST
+
+static void check_integrals(uint32_t w, uint32_t h, uint32_t bits, int all_max)
+{
+    size_t n = (size_t)w * h, ib = bits / 8;
+    uint8_t *in = malloc(n * ib);
+    if (all_max) memset(in, 0xFF, n * ib);
+    else fill_random(in, n, bits);
+    uint32_t row_bits = gs_integral_rows_bits(bits, w);
+    uint32_t sat_bits = gs_integral_2d_bits(bits, w, h);
+    uint32_t obs[] = {row_bits, sat_bits};
+    for (int mode = 0; mode < 2; ++mode) {
+        uint32_t ob = obs[mode];
+        size_t obytes = ob / 8;
+        uint8_t *ref = calloc(n, obytes), *out = malloc(n * obytes);
+        uint8_t *ref_cols = calloc(w, obytes), *cols = calloc(w, obytes);
+        for (uint32_t r = 0; r < h; ++r) {
+            if (mode == 0)
+                gs_ref_integral_row(in + r * w * ib, ref + r * w * obytes, w, bits, ob);
+            else
+                gs_ref_integral_2d_row(in + r * w * ib, ref + r * w * obytes, ref_cols, w, bits, ob);
+        }
+        for (unsigned t = 1; t <= 2; ++t) {
+            memset(out, 0xA5, n * obytes);
+            memset(cols, 0, w * obytes);
+            /* Uneven strips, so the 2d carry crosses strip boundaries. */
+            for (uint32_t y = 0; y < h;) {
+                uint32_t rows = (y % 3) + 1 < h - y ? (y % 3) + 1 : h - y;
+                gs_strip s = make_strip(in + (size_t)y * w * ib, out + (size_t)y * w * obytes, w,
+                                        rows, bits, ob);
+                if (mode == 0) gs_cpu_integral_rows_strip(&s, t);
+                else gs_cpu_integral_2d_strip(&s, cols, t);
+                y += rows;
+            }
+            if (memcmp(out, ref, n * obytes) != 0)
+                ck_abort_msg("integral %s mismatch: %ux%u bits %u out %u threads %u",
+                             mode ? "2d" : "rows", w, h, bits, ob, t);
+        }
+        if (all_max && mode == 0) {
+            /* The last sum of a max-valued row is width x max, exactly. */
+            uint64_t last = ob == 64 ? ((uint64_t *)ref)[w - 1] : ((uint32_t *)ref)[w - 1];
+            ck_assert_uint_eq(last, (uint64_t)w * (bits == 16 ? 65535u : 255u));
+        }
+        free(ref), free(out), free(ref_cols), free(cols);
+    }
+    free(in);
+}
+
+START_TEST(integrals_match_reference)
+{
+    uint32_t bits = _i % 2 ? 16 : 8;
+    uint32_t w = widths[(_i / 2) % (sizeof widths / sizeof *widths)];
+    check_integrals(w, 1, bits, 0);
+    check_integrals(w, 7, bits, 0);
+    check_integrals(w, 5, bits, 1);
+}
+END_TEST
+
+START_TEST(integral_dtype_rule)
+{
+    ck_assert_uint_eq(gs_integral_rows_bits(8, 4096), 32);
+    ck_assert_uint_eq(gs_integral_rows_bits(16, 1), 64);
+    ck_assert_uint_eq(gs_integral_rows_bits(8, 16843010u), 64); /* 255 x w = 2^32 + 254 */
+    ck_assert_uint_eq(gs_integral_rows_bits(8, 16843009u), 32); /* 255 x w = 2^32 - 1 */
+    ck_assert_uint_eq(gs_integral_2d_bits(8, 4096, 4096), 32);  /* 255 x 2^24 < 2^32 */
+    ck_assert_uint_eq(gs_integral_2d_bits(8, 8192, 8192), 64);
+    ck_assert_uint_eq(gs_integral_2d_bits(16, 256, 256), 32);   /* 65535 x 65536 < 2^32 */
+    ck_assert_uint_eq(gs_integral_2d_bits(16, 257, 256), 64);
+}
+END_TEST
+
+/* A 2d integral whose total needs 64 bits: rows of the maximum value, many of them. */
+START_TEST(integral_2d_wide_totals)
+{
+    check_integrals(70000, 300, 8, 1); /* 255 x 2.1e7 > 2^32: uint64 chosen */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("cpu-vs-reference");
+    tcase_set_timeout(tc, 120);
+    int cases = (int)(2 * sizeof widths / sizeof *widths);
+    tcase_add_loop_test(tc, smooth_matches_reference, 0, cases);
+    tcase_add_test(tc, smooth_hand_computed);
+    tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
+    tcase_add_test(tc, integral_dtype_rule);
+    tcase_add_test(tc, integral_2d_wide_totals);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
