@@ -101,7 +101,8 @@ typedef struct buffers {
 static void *alloc_checked(size_t count, size_t size, size_t align)
 {
     if (size && count > SIZE_MAX / size) return NULL;
-    size_t n = round_up(count * size ? count * size : 1, align);
+    size_t bytes = count * size;
+    size_t n = round_up(bytes > 0 ? bytes : 1, align);
     return aligned_alloc(align, n);
 }
 
