@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_isa.h"
 #include "gsmooth_plugin.h"
 
 /* Per-worker float scratch that an instance keeps between calls (grown on demand). */
@@ -18,13 +19,14 @@ typedef struct gs_cpu_workspace {
 void gs_cpu_workspace_release(gs_cpu_workspace *ws);
 
 /* Output samples each smoothing work item covers: two float buffers of
- * GS_CPU_CHUNK + 2 * iters floats stay inside a 256 KiB L2 for small iters. */
-#define GS_CPU_CHUNK 8192u
+ * GS_CPU_CHUNK + 2 * iters floats (16 KiB for small iters) stay inside a 32 KiB L1. */
+#define GS_CPU_CHUNK 2048u
 
-/* Smooth every row of the strip `iters` times on `threads` threads (0 = all cores).
- * Returns 0, or -1 if scratch memory could not be allocated. */
+/* Smooth every row of the strip `iters` times on `threads` threads (0 = all cores) with
+ * the row primitives of `isa` (NULL = the best this CPU runs). Returns 0, or -1 if scratch
+ * memory could not be allocated. */
 int gs_cpu_smooth_strip(const gs_strip *strip, uint32_t iters, unsigned threads,
-                        gs_cpu_workspace *ws);
+                        const gs_cpu_isa *isa, gs_cpu_workspace *ws);
 
 /* Inclusive prefix sum of every row. */
 void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads);

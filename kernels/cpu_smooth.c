@@ -2,30 +2,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_isa.h"
 #include "cpu_kernels.h"
 #include "parallel.h"
 #include "stencil_math.h"
 
-/* Sample conversion to and from float, one definition per sample type. */
-#define GS_DEFINE_CONVERT(T, SUFFIX)                                                  \
-    static void load_##SUFFIX(const void *row, long x0, long x1, float *dst)         \
-    {                                                                                \
-        const T *src = (const T *)row;                                               \
-        for (long x = x0; x < x1; ++x) dst[x - x0] = (float)src[x];                  \
-    }                                                                                \
-    static void store_##SUFFIX(const float *src, long x0, long x1, void *row,        \
-                               float maxval)                                         \
-    {                                                                                \
-        T *dst = (T *)row;                                                           \
-        for (long x = x0; x < x1; ++x) dst[x] = (T)gs_quantize(src[x - x0], maxval); \
+/*
+ * One pass over row positions [lo, hi) of a row of `width` samples, reading `a` and
+ * writing `b`, both holding row position x at index x - off. Positions 0 and width-1 use
+ * the adaptive count; any other position reads its two neighbours, so the caller provides
+ * a[lo-1] and a[hi] as halo wherever those are not row ends.
+ */
+static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off, long lo,
+                       long hi, long width)
+{
+    if (lo >= hi) return;
+    if (width == 1) {
+        b[0 - off] = a[0 - off];
+        return;
     }
-GS_DEFINE_CONVERT(uint8_t, u8)
-GS_DEFINE_CONVERT(uint16_t, u16)
-#undef GS_DEFINE_CONVERT
+    if (lo == 0) {
+        b[0 - off] = gs_mean2(a[0 - off], a[1 - off]);
+        lo = 1;
+    }
+    if (hi == width) {
+        b[width - 1 - off] = gs_mean2(a[width - 2 - off], a[width - 1 - off]);
+        hi = width - 1;
+    }
+    if (lo < hi) isa->mean3(a + (lo - off), b + (lo - off), hi - lo);
+}
+
+/* Floats from the start of buffer a to buffer b for a span of `span` floats. The gap is
+ * kept off multiples of 4 KiB: loads from a[i] and stores to b[i] that share their low
+ * 12 address bits falsely depend on each other (4K aliasing). */
+#define GS_ALIAS_SKEW 80 /* floats (320 bytes): measured in bench/NOTES.md */
+static long buffer_gap(long span) { return (span + 1023) / 1024 * 1024 + GS_ALIAS_SKEW; }
 
 typedef struct smooth_job {
     const gs_strip *strip;   /* the strip */
     uint32_t iters;          /* passes */
+    const gs_cpu_isa *isa;   /* row primitives */
     long chunk;              /* output samples per work item */
     size_t chunks_per_row;   /* work items per row */
     gs_cpu_workspace *ws;    /* per-worker scratch */
@@ -45,20 +61,21 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
     const void *in = (const uint8_t *)s->src + row * s->src_stride;
     void *out = (uint8_t *)s->dst + row * s->dst_stride;
     float *a = job->ws->buffers[worker];
-    float *b = a + (hi - lo);
+    float *b = a + buffer_gap(hi - lo);
 
-    if (s->in_bits == 16) load_u16(in, lo, hi, a);
-    else load_u8(in, lo, hi, a);
+    const gs_cpu_isa *isa = job->isa;
+    if (s->in_bits == 16) isa->load_u16((const uint16_t *)in + lo, a, hi - lo);
+    else isa->load_u8((const uint8_t *)in + lo, a, hi - lo);
     for (long p = 0; p < k; ++p) {
         /* After p+1 passes, only positions at least p+1 away from a cut (not a row end)
          * still equal the whole-row result. */
         long plo = lo == 0 ? 0 : lo + p + 1;
         long phi = hi == width ? width : hi - p - 1;
-        gs_pass_range(a, b, lo, plo, phi, width);
+        pass_range(isa, a, b, lo, plo, phi, width);
         float *t = a; a = b; b = t;
     }
-    if (s->in_bits == 16) store_u16(a + (x0 - lo), x0, x1, out, 65535.0f);
-    else store_u8(a + (x0 - lo), x0, x1, out, 255.0f);
+    if (s->in_bits == 16) isa->store_u16(a + (x0 - lo), (uint16_t *)out + x0, x1 - x0);
+    else isa->store_u8(a + (x0 - lo), (uint8_t *)out + x0, x1 - x0);
     return 0;
 }
 
@@ -89,7 +106,7 @@ void gs_cpu_workspace_release(gs_cpu_workspace *ws)
 }
 
 int gs_cpu_smooth_strip(const gs_strip *strip, uint32_t iters, unsigned threads,
-                        gs_cpu_workspace *ws)
+                        const gs_cpu_isa *isa, gs_cpu_workspace *ws)
 {
     const long width = strip->width;
     if (threads == 0) threads = gs_cpu_count();
@@ -98,9 +115,10 @@ int gs_cpu_smooth_strip(const gs_strip *strip, uint32_t iters, unsigned threads,
     if (chunk < 2L * (long)iters && chunk < width) chunk = 2L * (long)iters; /* bound halo overhead */
     size_t chunks_per_row = (size_t)((width + chunk - 1) / chunk);
     size_t items = chunks_per_row * strip->rows;
-    size_t floats = 2 * (size_t)(chunk + 2L * iters < width ? chunk + 2L * iters : width);
+    long span = chunk + 2L * iters < width ? chunk + 2L * iters : width;
+    size_t floats = (size_t)buffer_gap(span) + (size_t)span;
     unsigned workers = threads < items ? threads : (unsigned)items;
     if (reserve(ws, workers, floats) != 0) return -1;
-    smooth_job job = {strip, iters, chunk, chunks_per_row, ws};
+    smooth_job job = {strip, iters, isa ? isa : gs_cpu_isa_best(), chunk, chunks_per_row, ws};
     return gs_parallel_for(workers, items, smooth_item, &job);
 }

@@ -10,3 +10,6 @@ PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" \
 cmake --build "$work/build" >/dev/null
 test -f "$work/build/example_plugin.so"
 echo "built $work/build/example_plugin.so against $work/prefix/include/gsmooth/gsmooth_plugin.h"
+# The installed tree works on its own: the binary finds its plugins beside it.
+"$work/prefix/bin/gsmooth" --list-backends | grep -q '^cpu .*available'
+echo "installed gsmooth finds its CPU plugin"

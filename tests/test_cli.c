@@ -28,7 +28,14 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
-static const char *input(const char *name) { return path_in(path_in(golden, "inputs"), name); }
+static const char *input(const char *name)
+{
+    static char buf[8][512];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, 512, "%s/inputs/%s", golden, name);
+    return p;
+}
 static const char *tmp(const char *name) { return path_in(scratch, name); }
 
 typedef gs_run_result result;

@@ -1,5 +1,6 @@
 /* test_kernels.c: Check suite: the threaded, tiled CPU kernels against the plain reference on random data, plus hand-computed cases. */
 #include <check.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,10 @@
 static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
 static const uint32_t iters_list[] = {0, 1, 2, 3, 10, 101};
 static const unsigned thread_counts[] = {1, 2, 3};
+
+/* Instruction-set variants this CPU runs; every one must give the reference's bytes. */
+static const gs_cpu_isa *isas[8];
+static int isa_count;
 
 /* xorshift64*: a fixed-seed generator, so a failure reproduces. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
@@ -60,19 +65,51 @@ START_TEST(smooth_matches_reference)
             uint32_t k = iters_list[ki];
             for (uint32_t r = 0; r < h; ++r)
                 gs_ref_smooth_row(in + r * w * bytes, ref + r * w * bytes, w, bits, k, scratch);
-            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ++ti) {
-                gs_cpu_workspace ws = {0};
-                memset(out, 0xA5, (size_t)w * h * bytes); /* poison: every byte must be written */
-                gs_strip s = make_strip(in, out, w, h, bits, bits);
-                ck_assert_int_eq(gs_cpu_smooth_strip(&s, k, thread_counts[ti], &ws), 0);
-                if (memcmp(out, ref, (size_t)w * h * bytes) != 0)
-                    ck_abort_msg("smooth mismatch: width %u height %u bits %u iters %u threads %u",
-                                 w, h, bits, k, thread_counts[ti]);
-                gs_cpu_workspace_release(&ws);
-            }
+            for (size_t ti = 0; ti < sizeof thread_counts / sizeof *thread_counts; ++ti)
+                for (int ii = 0; ii < isa_count; ++ii) {
+                    gs_cpu_workspace ws = {0};
+                    memset(out, 0xA5, (size_t)w * h * bytes); /* poison: every byte must be written */
+                    gs_strip s = make_strip(in, out, w, h, bits, bits);
+                    ck_assert_int_eq(gs_cpu_smooth_strip(&s, k, thread_counts[ti], isas[ii], &ws), 0);
+                    if (memcmp(out, ref, (size_t)w * h * bytes) != 0)
+                        ck_abort_msg("smooth mismatch: width %u height %u bits %u iters %u "
+                                     "threads %u isa %s", w, h, bits, k, thread_counts[ti],
+                                     isas[ii]->name);
+                    gs_cpu_workspace_release(&ws);
+                }
         }
         free(in), free(ref), free(out), free(scratch);
     }
+}
+END_TEST
+
+/*
+ * Every SIMD variant divides by 3 with a multiply and two fmas. Prove it gives the bits of
+ * IEEE division for every float a sum can take (0 to 3 x 65535): samples s sit at every
+ * third position with zeros between, so each output is exactly one s / 3.
+ */
+START_TEST(div3_exact_over_reachable_range)
+{
+    const gs_cpu_isa *isa = isas[_i];
+    const long batch = 3 * 65536;
+    float *a = calloc(batch + 2, sizeof(float)), *b = malloc(batch * sizeof(float));
+    float top = 3.0f * 65535.0f;
+    uint32_t top_bits, bits = 0;
+    memcpy(&top_bits, &top, 4);
+    uint64_t checked = 0;
+    while (bits <= top_bits) {
+        long n = 0;
+        for (; n < batch / 3 && bits <= top_bits; ++n, ++bits) memcpy(&a[1 + 3 * n], &bits, 4);
+        isa->mean3(a + 1, b, 3 * n);
+        for (long j = 0; j < n; ++j) {
+            float s = a[1 + 3 * j], want = s / 3.0f;
+            if (memcmp(&b[3 * j], &want, 4) != 0)
+                ck_abort_msg("%s: %a / 3 gave %a, want %a", isa->name, s, b[3 * j], want);
+        }
+        checked += (uint64_t)n;
+    }
+    ck_assert_uint_eq(checked, (uint64_t)top_bits + 1);
+    free(a), free(b);
 }
 END_TEST
 
@@ -184,7 +221,17 @@ int main(void)
     TCase *tc = tcase_create("cpu-vs-reference");
     tcase_set_timeout(tc, 120);
     int cases = (int)(2 * sizeof widths / sizeof *widths);
+    for (const gs_cpu_isa *const *p = gs_cpu_isa_all; *p; ++p)
+        if (gs_cpu_isa_by_name((*p)->name)) isas[isa_count++] = *p;
+    printf("instruction sets tested on this CPU:");
+    for (int i = 0; i < isa_count; ++i) printf(" %s", isas[i]->name);
+    printf("\n");
     tcase_add_loop_test(tc, smooth_matches_reference, 0, cases);
+    TCase *exact = tcase_create("div3-exhaustive");
+    tcase_set_timeout(exact, 300);
+    /* The scalar variant divides for real; only the SIMD variants need the proof. */
+    tcase_add_loop_test(exact, div3_exact_over_reachable_range, 0, isa_count - 1);
+    suite_add_tcase(s, exact);
     tcase_add_test(tc, smooth_hand_computed);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);

@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "parallel.h"
 #include "gsmooth_plugin.h"
 #include "stencil_math.h"
 
 struct gs_plugin_instance {
     unsigned threads;        /* worker threads; 0 = all cores */
+    const gs_cpu_isa *isa;   /* row primitives chosen for this CPU at create */
     gs_cpu_workspace ws;     /* smoothing scratch, reused across strips */
 };
 
@@ -39,7 +41,9 @@ static gs_plugin_status check_strip(const gs_strip *s, int integral, char *err, 
 
 static gs_plugin_status cpu_probe(char *err, size_t err_size)
 {
-    return fail(err, err_size, GS_PLUGIN_OK, "portable C, threads");
+    if (err && err_size)
+        snprintf(err, err_size, "%s row kernels, %u cores", gs_cpu_isa_best()->name, gs_cpu_count());
+    return GS_PLUGIN_OK;
 }
 
 static gs_plugin_status cpu_create(const gs_plugin_config *config, gs_plugin_instance **out,
@@ -51,6 +55,7 @@ static gs_plugin_status cpu_create(const gs_plugin_config *config, gs_plugin_ins
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
     if (config && config->struct_size >= offsetof(gs_plugin_config, threads) + sizeof(uint32_t))
         inst->threads = config->threads;
+    inst->isa = gs_cpu_isa_best();
     *out = inst;
     return GS_PLUGIN_OK;
 }
@@ -70,7 +75,7 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     if (iters > GS_MAX_ITERS)
         return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above 100000");
-    if (gs_cpu_smooth_strip(s, iters, inst->threads, &inst->ws) != 0)
+    if (gs_cpu_smooth_strip(s, iters, inst->threads, inst->isa, &inst->ws) != 0)
         return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
     return GS_PLUGIN_OK;
 }

@@ -1,0 +1,172 @@
+/* image_io_internal.h: private plumbing shared by the image readers and writers (never included outside app/image_*.c, read_*.c, write_*.c). */
+#ifndef GS_IMAGE_IO_INTERNAL_H
+#define GS_IMAGE_IO_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image_io.h"
+
+/* Size of the buffers that hold one library message (libpng error or warning text). */
+#define GS_IO_MSG_SIZE 256
+
+/* Bytes of the file's start kept for format detection; 24 covers the PNG signature plus
+ * the IHDR chunk's length, type, width and height. */
+#define GS_IO_HEAD_SIZE 32
+
+/* The host's byte order, decided at compile time: 16-bit samples are native-endian in
+ * memory and big-endian (PNG, PGM) or little-endian (NPY) in files. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GS_HOST_LITTLE_ENDIAN 1
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define GS_HOST_LITTLE_ENDIAN 0
+#else
+#error "gsmooth needs __BYTE_ORDER__ to know the host's byte order"
+#endif
+
+/* ---- colour to gray: the one implementation of the BT.601 luma (libjpeg's fixed point) ---- */
+
+#define GS_LUMA_R 19595u  /* 0.299 * 2^16, rounded */
+#define GS_LUMA_G 38470u  /* 0.587 * 2^16, rounded */
+#define GS_LUMA_B 7471u   /* 0.114 * 2^16, rounded so the three sum to exactly 2^16 */
+#define GS_LUMA_SHIFT 16
+_Static_assert(GS_LUMA_R + GS_LUMA_G + GS_LUMA_B == 1u << GS_LUMA_SHIFT,
+               "luma weights must sum to 1.0 so gray pixels (R = G = B) stay unchanged");
+
+/* Y = (19595 R + 38470 G + 7471 B + 32768) >> 16. The inputs are 64-bit because a 16-bit
+ * sample times 38470 overflows 32 bits; 8-bit samples go through the same code. */
+static inline uint32_t gs_luma(uint64_t r, uint64_t g, uint64_t b)
+{
+    return (uint32_t)((GS_LUMA_R * r + GS_LUMA_G * g + GS_LUMA_B * b +
+                       (UINT64_C(1) << (GS_LUMA_SHIFT - 1))) >> GS_LUMA_SHIFT);
+}
+
+/* Turn one row of `width` pixels of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
+ * native-endian `bits`-bit (8 or 16) samples into gray: alpha is dropped, colour goes
+ * through gs_luma. dst and src must not overlap. Defined in image_reader.c. */
+void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channels,
+                    unsigned bits);
+
+/* ---- where a reader's bytes come from ---- */
+
+typedef struct gs_source {
+    FILE *fp;            /* regular file, streamed and seekable; NULL when data is used */
+    unsigned char *data; /* the whole input (stdin, pipes, devices); owned; NULL with fp */
+    size_t size;         /* bytes in data */
+    size_t pos;          /* read position in data */
+    int read_errno;      /* errno of a failed read from fp, 0 if none */
+} gs_source;
+
+/* Read up to n bytes; a short count means end of input, or an error when read_errno is set.
+ * Defined in image_reader.c. */
+size_t gs_source_read(gs_source *src, void *buf, size_t n);
+
+/* ---- readers ---- */
+
+/* The list a user sees when the input is not an image gsmooth reads. */
+#define GS_SUPPORTED_INPUTS "PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR"
+
+/* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
+ * Every reader calls it before allocating pixel memory. Defined in image_reader.c. */
+gs_status gs_check_pixels(uint32_t width, uint32_t height, uint64_t max_pixels, char *err,
+                          size_t err_size);
+
+typedef struct gs_reader_ops {
+    /* Deliver `rows` more rows (the generic layer has checked the count and the stride). */
+    gs_status (*read_rows)(gs_reader *reader, unsigned char *dst, size_t stride,
+                           uint32_t rows, char *err, size_t err_size);
+    void (*destroy)(void *impl); /* frees the format's state; never does I/O on the source */
+} gs_reader_ops;
+
+struct gs_reader {
+    const gs_reader_ops *ops;           /* the format's functions */
+    void *impl;                         /* the format's state, owned, freed by ops->destroy */
+    gs_source src;                      /* the input, owned */
+    unsigned char head[GS_IO_HEAD_SIZE]; /* the input's first bytes, for detection */
+    size_t head_len;                    /* valid bytes in head (shorter inputs) */
+    gs_image_info info;                 /* what the opener found */
+    uint32_t next_row;                  /* rows delivered so far */
+    int failed;                         /* a read failed: the decoder's state is unusable */
+};
+
+/* Format openers: called with reader->src positioned at the start of the input and
+ * reader->head filled. On success they set reader->ops, reader->impl and reader->info;
+ * on failure they free what they allocated and leave reader->impl NULL. */
+gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
+/* `format` is the name detected from the magic bytes, or NULL when nothing matched (stb
+ * then tries TGA, the one format without a signature). */
+gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,
+                           char *err, size_t err_size);
+gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
+
+/* ---- writers ---- */
+
+typedef struct gs_writer_ops {
+    /* Append `rows` rows (the generic layer has checked the count and the stride). */
+    gs_status (*write_rows)(gs_writer *writer, const unsigned char *src, size_t stride,
+                            uint32_t rows, char *err, size_t err_size);
+    /* Write whatever follows the last row (trailer, or the whole encoded image for the
+     * formats that need every row first); the generic layer then flushes and renames. */
+    gs_status (*finish)(gs_writer *writer, char *err, size_t err_size);
+    void (*destroy)(void *impl); /* frees the format's state; never writes */
+} gs_writer_ops;
+
+struct gs_writer {
+    const gs_writer_ops *ops; /* the format's functions */
+    void *impl;               /* the format's state, owned, freed by ops->destroy */
+    FILE *fp;                 /* the temporary file, or stdout */
+    gs_out_format format;     /* what is written */
+    uint32_t width;           /* samples per row */
+    uint32_t height;          /* rows */
+    uint32_t bits;            /* bits per sample in the caller's rows */
+    uint32_t rows_written;    /* rows accepted so far */
+    char *path;               /* final path; NULL for stdout */
+    char *tmp_path;           /* temporary file, unlinked unless renamed; NULL for stdout */
+    int failed;               /* a write failed: only abort (or a failing commit) remains */
+};
+
+/* Format openers: write the header of streaming formats; validate bits and size limits.
+ * On failure they free what they allocated and leave writer->impl NULL. */
+gs_status gs_write_png_open(gs_writer *writer, char *err, size_t err_size);
+gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* BMP TGA JPG */
+gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
+gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
+
+/* Write n bytes to writer->fp; a short write is GS_ERR_IO with strerror. Defined in
+ * image_writer.c. */
+gs_status gs_writer_put(gs_writer *writer, const void *buf, size_t n, char *err,
+                        size_t err_size);
+
+/* ---- libpng glue shared by read_png.c and write_png.c (visible only after <png.h>) ---- */
+#ifdef PNG_LIBPNG_VER_STRING
+
+/* The PNG specification's limit on width and height (2^31 - 1). */
+#define GS_PNG_DIMENSION_MAX ((png_uint_32)0x7FFFFFFF)
+
+/* What libpng reported; the error and warning handlers below write here, never to a
+ * terminal. Pass it as libpng's error pointer. */
+typedef struct gs_png_msgs {
+    char error[GS_IO_MSG_SIZE];   /* the message of the png_error that ended the call */
+    char warning[GS_IO_MSG_SIZE]; /* the last warning, for context in an error message */
+    int out_of_memory;            /* an allocation failed: the error is GS_ERR_NOMEM */
+} gs_png_msgs;
+
+/* The handlers below are defined in read_png.c and used by both directions. Create the
+ * png struct with png_create_{read,write}_struct_2, passing one gs_png_msgs as both the
+ * error pointer and the memory pointer. */
+
+/* Error handler: stores the message and longjmps to png_jmpbuf. */
+PNG_NORETURN void gs_png_on_error(png_structp png, png_const_charp msg);
+/* Warning handler: stores the message, prints nothing. */
+void gs_png_on_warning(png_structp png, png_const_charp msg);
+/* malloc/free for libpng that note a failed allocation, so it reads as out of memory
+ * rather than as bad data. */
+png_voidp gs_png_malloc(png_structp png, png_alloc_size_t size);
+void gs_png_free(png_structp png, png_voidp ptr);
+
+#endif /* PNG_LIBPNG_VER_STRING */
+
+#endif /* GS_IMAGE_IO_INTERNAL_H */

@@ -1,0 +1,269 @@
+/* read_png.c: the libpng reader: every PNG colour type and bit depth to 8- or 16-bit gray, streamed row by row (interlaced images are decoded whole). */
+#include <png.h>
+
+#include "image_io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest ancillary chunk (iCCP, zTXt, ...) libpng may allocate: the PNG_USER_CHUNK_MALLOC_MAX
+ * of libpng 1.6's default configuration, set here so it holds whatever the build chose;
+ * far above any real colour profile or text block. */
+#define PNG_CHUNK_MALLOC_MAX ((png_alloc_size_t)8000000)
+
+/* Offsets in the file of the IHDR chunk type, width and height (after the 8-byte
+ * signature and the chunk's 4-byte length), read before libpng starts. */
+#define IHDR_TYPE_AT 12
+#define IHDR_WIDTH_AT 16
+#define IHDR_HEIGHT_AT 20
+#define IHDR_END_AT 24
+_Static_assert(IHDR_END_AT <= GS_IO_HEAD_SIZE, "the kept head must cover the IHDR size fields");
+
+typedef struct decoder {
+    png_structp png;      /* libpng's decoder */
+    png_infop info;       /* libpng's header data */
+    gs_png_msgs msgs;     /* where the handlers put libpng's messages */
+    gs_source *src;       /* the reader's input, read by read_callback */
+    int io_failed;        /* the input could not be read (not a PNG problem) */
+    unsigned channels;    /* samples per pixel after libpng's transforms: 1 or 3 */
+    unsigned bits;        /* bits per sample after libpng's transforms: 8 or 16 */
+    size_t rowbytes;      /* bytes of one row after libpng's transforms */
+    int interlaced;       /* Adam7: decoded whole on the first read */
+    unsigned char *row;   /* one RGB row awaiting gray conversion; streaming colour only */
+    unsigned char *image; /* the whole decoded image; interlaced only */
+    png_bytep *row_ptrs;  /* row pointers into image while png_read_image runs */
+} decoder;
+
+/* ---- libpng glue shared with write_png.c ---- */
+
+void gs_png_on_error(png_structp png, png_const_charp msg)
+{
+    gs_png_msgs *msgs = png_get_error_ptr(png);
+    if (msgs) snprintf(msgs->error, sizeof msgs->error, "%s", msg ? msg : "unknown libpng error");
+    png_longjmp(png, 1);
+}
+
+void gs_png_on_warning(png_structp png, png_const_charp msg)
+{
+    gs_png_msgs *msgs = png_get_error_ptr(png);
+    if (msgs) snprintf(msgs->warning, sizeof msgs->warning, "%s", msg ? msg : "");
+}
+
+png_voidp gs_png_malloc(png_structp png, png_alloc_size_t size)
+{
+    void *ptr = malloc(size);
+    if (!ptr) {
+        gs_png_msgs *msgs = png_get_mem_ptr(png);
+        if (msgs) msgs->out_of_memory = 1;
+    }
+    return ptr;
+}
+
+void gs_png_free(png_structp png, png_voidp ptr)
+{
+    (void)png;
+    free(ptr);
+}
+
+/* ---- reading ---- */
+
+static void read_callback(png_structp png, png_bytep buf, size_t len)
+{
+    decoder *st = png_get_io_ptr(png);
+    if (gs_source_read(st->src, buf, len) == len) return;
+    if (st->src->read_errno) {
+        st->io_failed = 1;
+        png_error(png, strerror(st->src->read_errno));
+    }
+    png_error(png, "unexpected end of file (truncated image)");
+}
+
+/* The status and message for a longjmp out of libpng. */
+static gs_status jump_status(const decoder *st, char *err, size_t err_size)
+{
+    if (st->io_failed) return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", st->msgs.error);
+    if (st->msgs.out_of_memory)
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory decoding PNG: %s", st->msgs.error);
+    if (st->msgs.warning[0])
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s (after warning: %s)",
+                       st->msgs.error, st->msgs.warning);
+    return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s", st->msgs.error);
+}
+
+static uint32_t load_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Read the header and set up libpng's transforms. Only `st` (never reassigned) is used on
+ * the longjmp path. */
+static gs_status read_header(decoder *st, gs_image_info *info, uint64_t max_pixels,
+                             char *err, size_t err_size)
+{
+    png_structp png = st->png;
+    png_infop pinfo = st->info;
+
+    if (setjmp(png_jmpbuf(png))) return jump_status(st, err, err_size);
+
+    /* A dimension over max_pixels cannot fit with a height of 1, so this limit refuses
+     * nothing the pixel count would allow, and stops libpng earlier. */
+    png_uint_32 limit = max_pixels < GS_PNG_DIMENSION_MAX ? (png_uint_32)max_pixels : GS_PNG_DIMENSION_MAX;
+    png_set_user_limits(png, limit, limit);
+    png_set_chunk_malloc_max(png, PNG_CHUNK_MALLOC_MAX);
+    png_set_read_fn(png, st, read_callback);
+    png_read_info(png, pinfo);
+
+    png_uint_32 width = png_get_image_width(png, pinfo);
+    png_uint_32 height = png_get_image_height(png, pinfo);
+    int color_type = png_get_color_type(png, pinfo);
+    int bit_depth = png_get_bit_depth(png, pinfo);
+    gs_status rc = gs_check_pixels(width, height, max_pixels, err, err_size);
+    if (rc != GS_OK) return rc;
+
+    info->was_color = (color_type & PNG_COLOR_MASK_COLOR) != 0; /* palette has the bit too */
+    info->had_alpha = (color_type & PNG_COLOR_MASK_ALPHA) != 0 ||
+                      png_get_valid(png, pinfo, PNG_INFO_tRNS) != 0;
+
+    if (color_type == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png); /* tRNS becomes alpha here, stripped just below */
+    else if (bit_depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png); /* scales to 0..255 by bit replication */
+    png_set_strip_alpha(png);
+#if GS_HOST_LITTLE_ENDIAN
+    if (bit_depth == 16) png_set_swap(png); /* PNG stores big-endian; callers get native */
+#endif
+    st->interlaced = png_set_interlace_handling(png) > 1;
+    png_read_update_info(png, pinfo);
+
+    st->channels = png_get_channels(png, pinfo);
+    st->bits = png_get_bit_depth(png, pinfo);
+    st->rowbytes = png_get_rowbytes(png, pinfo);
+    if ((st->channels != 1 && st->channels != 3) || (st->bits != 8 && st->bits != 16) ||
+        st->rowbytes != (size_t)width * st->channels * (st->bits / 8))
+        return gs_fail(err, err_size, GS_ERR_FORMAT,
+                       "unexpected PNG layout after conversion (%u channels, %u bits)",
+                       st->channels, st->bits);
+
+    info->width = width;
+    info->height = height;
+    info->bits = st->bits;
+    info->format = "PNG";
+    return GS_OK;
+}
+
+/* Interlaced rows arrive in seven passes, so the image is decoded whole on first use. */
+static gs_status decode_whole(decoder *st, uint32_t height, char *err, size_t err_size)
+{
+    size_t image_bytes, ptr_bytes;
+    if (__builtin_mul_overflow(st->rowbytes, height, &image_bytes) ||
+        __builtin_mul_overflow(sizeof *st->row_ptrs, height, &ptr_bytes))
+        return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "interlaced image does not fit in memory");
+    st->image = malloc(image_bytes);
+    st->row_ptrs = malloc(ptr_bytes);
+    if (!st->image || !st->row_ptrs)
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for an interlaced %zu x %u image",
+                       st->rowbytes, height);
+    for (uint32_t y = 0; y < height; y++) st->row_ptrs[y] = st->image + (size_t)y * st->rowbytes;
+
+    if (setjmp(png_jmpbuf(st->png))) return jump_status(st, err, err_size);
+    png_read_image(st->png, st->row_ptrs);
+
+    free(st->row_ptrs);
+    st->row_ptrs = NULL;
+    return GS_OK;
+}
+
+static gs_status stream_rows(decoder *st, uint32_t width, unsigned char *dst, size_t stride,
+                             uint32_t rows, char *err, size_t err_size)
+{
+    if (setjmp(png_jmpbuf(st->png))) return jump_status(st, err, err_size);
+    for (uint32_t r = 0; r < rows; r++) {
+        unsigned char *out = dst + (size_t)r * stride;
+        if (st->channels == 1) { /* gray: libpng writes the caller's row directly */
+            png_read_row(st->png, out, NULL);
+        } else {
+            png_read_row(st->png, st->row, NULL);
+            gs_row_to_gray(out, st->row, width, st->channels, st->bits);
+        }
+    }
+    return GS_OK;
+}
+
+static gs_status read_rows(gs_reader *reader, unsigned char *dst, size_t stride,
+                               uint32_t rows, char *err, size_t err_size)
+{
+    decoder *st = reader->impl;
+    if (!st->interlaced) return stream_rows(st, reader->info.width, dst, stride, rows, err, err_size);
+
+    if (!st->image) {
+        gs_status rc = decode_whole(st, reader->info.height, err, err_size);
+        if (rc != GS_OK) return rc;
+    }
+    for (uint32_t r = 0; r < rows; r++)
+        gs_row_to_gray(dst + (size_t)r * stride,
+                       st->image + (size_t)(reader->next_row + r) * st->rowbytes,
+                       reader->info.width, st->channels, st->bits);
+    return GS_OK;
+}
+
+static void decoder_destroy(void *impl)
+{
+    decoder *st = impl;
+    if (!st) return;
+    if (st->png) png_destroy_read_struct(&st->png, st->info ? &st->info : NULL, NULL);
+    free(st->row_ptrs);
+    free(st->image);
+    free(st->row);
+    free(st);
+}
+
+static const gs_reader_ops decoder_ops = {
+    .read_rows = read_rows,
+    .destroy = decoder_destroy,
+};
+
+gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
+{
+    gs_status rc = GS_OK;
+    decoder *st = NULL;
+
+    /* Refuse a huge header from its raw bytes, before libpng allocates anything for it. */
+    if (reader->head_len >= IHDR_END_AT && memcmp(reader->head + IHDR_TYPE_AT, "IHDR", 4) == 0) {
+        rc = gs_check_pixels(load_be32(reader->head + IHDR_WIDTH_AT),
+                        load_be32(reader->head + IHDR_HEIGHT_AT), max_pixels, err, err_size);
+        if (rc != GS_OK) goto cleanup;
+    }
+
+    st = calloc(1, sizeof *st);
+    if (!st) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    st->src = &reader->src;
+    st->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &st->msgs, gs_png_on_error,
+                                       gs_png_on_warning, &st->msgs, gs_png_malloc, gs_png_free);
+    if (st->png) st->info = png_create_info_struct(st->png);
+    if (!st->png || !st->info) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "cannot set up the PNG decoder%s%s",
+                     st->msgs.error[0] ? ": " : "", st->msgs.error);
+        goto cleanup;
+    }
+
+    rc = read_header(st, &reader->info, max_pixels, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+
+    if (!st->interlaced && st->channels != 1) {
+        st->row = malloc(st->rowbytes);
+        if (!st->row) {
+            rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", st->rowbytes);
+            goto cleanup;
+        }
+    }
+    reader->ops = &decoder_ops;
+    reader->impl = st;
+    st = NULL;
+
+cleanup:
+    decoder_destroy(st);
+    return rc;
+}

@@ -1,0 +1,328 @@
+/* read_stb.c: readers for the formats libpng does not cover: JPEG, BMP, TGA, GIF, PSD, HDR through stb_image, and binary PGM/PPM parsed here. */
+#include <stb_image.h>
+
+#include "image_io_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== stb_image: JPEG, BMP, TGA, GIF (first frame), PSD, HDR, PIC ==== */
+
+/* stb_image has no streaming: the image is decoded whole (after the max_pixels check on
+ * stbi_info's header) and read_rows converts rows out of that buffer. Flip-on-load is never
+ * turned on: its vertical flip once held a heap overflow (CVE), and rows come top-down. */
+
+typedef struct stb_state {
+    void *pixels;      /* the decoded image, from stbi_load*; freed with stbi_image_free */
+    unsigned channels; /* samples per pixel in pixels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    size_t row_bytes;  /* bytes of one decoded row */
+} stb_state;
+
+/* stb_image keeps the reason of its last failure per thread; read it right after the call. */
+static const char *stb_reason(void)
+{
+    const char *reason = stbi_failure_reason();
+    return reason ? reason : "unknown error";
+}
+
+/* stb_image says 4 channels for every GIF and PSD, transparent or not; for those the
+ * alpha channel only counts as dropped when some pixel is not fully opaque. */
+static int alpha_in_use(const stb_state *st, uint64_t pixels, unsigned bits)
+{
+    const unsigned a = st->channels - 1;
+    if (bits == 16) {
+        const uint16_t *p = st->pixels;
+        for (uint64_t i = 0; i < pixels; i++)
+            if (p[i * st->channels + a] != UINT16_MAX) return 1;
+    } else {
+        const uint8_t *p = st->pixels;
+        for (uint64_t i = 0; i < pixels; i++)
+            if (p[i * st->channels + a] != UINT8_MAX) return 1;
+    }
+    return 0;
+}
+
+static gs_status stb_read_rows(gs_reader *reader, unsigned char *dst, size_t stride,
+                               uint32_t rows, char *err, size_t err_size)
+{
+    (void)err;
+    (void)err_size;
+    const stb_state *st = reader->impl;
+    const unsigned char *base = st->pixels;
+    for (uint32_t r = 0; r < rows; r++)
+        gs_row_to_gray(dst + (size_t)r * stride, base + (size_t)(reader->next_row + r) * st->row_bytes,
+                       reader->info.width, st->channels, reader->info.bits);
+    return GS_OK;
+}
+
+static void stb_state_destroy(void *impl)
+{
+    stb_state *st = impl;
+    if (!st) return;
+    if (st->pixels) stbi_image_free(st->pixels);
+    free(st);
+}
+
+static const gs_reader_ops stb_ops = {
+    .read_rows = stb_read_rows,
+    .destroy = stb_state_destroy,
+};
+
+gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,
+                           char *err, size_t err_size)
+{
+    gs_status rc = GS_OK;
+    stb_state *st = NULL;
+    gs_source *src = &reader->src;
+    int width = 0, height = 0, comp = 0, ok;
+
+    if (!src->fp && src->size > INT_MAX) { /* stb_image's memory API takes an int length */
+        rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE,
+                     "input of %zu bytes is over stb_image's limit of %d bytes", src->size, INT_MAX);
+        goto cleanup;
+    }
+    const int len = (int)src->size;
+
+    ok = src->fp ? stbi_info_from_file(src->fp, &width, &height, &comp)
+                 : stbi_info_from_memory(src->data, len, &width, &height, &comp);
+    if (!ok) {
+        if (format)
+            rc = gs_fail(err, err_size, GS_ERR_FORMAT, "invalid %s: %s", format, stb_reason());
+        else
+            rc = gs_fail(err, err_size, GS_ERR_FORMAT, "not an image in a supported format (%s)",
+                         GS_SUPPORTED_INPUTS);
+        goto cleanup;
+    }
+    if (!format) format = "TGA"; /* the only format stb_image accepts without a signature */
+    if (width <= 0 || height <= 0 || comp < 1 || comp > 4) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "invalid %s header (%dx%d, %d channels)",
+                     format, width, height, comp);
+        goto cleanup;
+    }
+    rc = gs_check_pixels((uint32_t)width, (uint32_t)height, max_pixels, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+
+    /* stbi_load would quietly reduce 16-bit samples to 8; ask first and keep them. */
+    const int is16 = src->fp ? stbi_is_16_bit_from_file(src->fp)
+                             : stbi_is_16_bit_from_memory(src->data, len);
+
+    st = calloc(1, sizeof *st);
+    if (!st) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    int dec_width = 0, dec_height = 0, dec_comp = 0;
+    if (is16)
+        st->pixels = src->fp ? (void *)stbi_load_from_file_16(src->fp, &dec_width, &dec_height, &dec_comp, 0)
+                             : (void *)stbi_load_16_from_memory(src->data, len, &dec_width, &dec_height,
+                                                                &dec_comp, 0);
+    else
+        st->pixels = src->fp ? (void *)stbi_load_from_file(src->fp, &dec_width, &dec_height, &dec_comp, 0)
+                             : (void *)stbi_load_from_memory(src->data, len, &dec_width, &dec_height,
+                                                             &dec_comp, 0);
+    if (!st->pixels) {
+        const char *reason = stb_reason();
+        rc = gs_fail(err, err_size, strcmp(reason, "outofmem") == 0 ? GS_ERR_NOMEM : GS_ERR_FORMAT,
+                     "invalid %s: %s", format, reason);
+        goto cleanup;
+    }
+    if (dec_width != width || dec_height != height || dec_comp < 1 || dec_comp > 4) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT,
+                     "invalid %s: decoded %dx%d (%d channels) but the header says %dx%d",
+                     format, dec_width, dec_height, dec_comp, width, height);
+        goto cleanup;
+    }
+
+    const unsigned bits = is16 ? 16 : 8;
+    st->channels = (unsigned)dec_comp;
+    st->row_bytes = (size_t)width * st->channels * (bits / 8);
+    reader->info.width = (uint32_t)width;
+    reader->info.height = (uint32_t)height;
+    reader->info.bits = bits;
+    reader->info.format = format;
+    reader->info.was_color = st->channels >= 3;
+    reader->info.had_alpha = st->channels == 2 || st->channels == 4;
+    if (reader->info.had_alpha && (strcmp(format, "GIF") == 0 || strcmp(format, "PSD") == 0))
+        reader->info.had_alpha = alpha_in_use(st, (uint64_t)width * (uint64_t)height, bits);
+
+    reader->ops = &stb_ops;
+    reader->impl = st;
+    st = NULL;
+
+cleanup:
+    stb_state_destroy(st);
+    return rc;
+}
+
+/* ==== Netpbm: binary PGM (P5) and PPM (P6), parsed here ==== */
+
+/* stb_image 2.27 returns 16-bit PNM samples in the file's big-endian byte order (upstream
+ * stb pull requests #1710 and #1828, still open), does not notice a truncated raster (its
+ * getn result is ignored; 2.28 checks it), and leaves samples unscaled when maxval is
+ * not 255 or 65535. The format is a short text header and raw samples, so it is read here,
+ * streaming, one row at a time. */
+
+#define PNM_MAXVAL_MAX 65535u /* Netpbm's largest maxval; above 255 samples take 2 bytes */
+#define PNM_BYTE_MAXVAL 255u  /* largest maxval stored in one byte per sample */
+
+typedef struct pnm_state {
+    unsigned channels;  /* 1 (P5, gray) or 3 (P6, RGB) */
+    uint32_t maxval;    /* largest sample value, from the header */
+    uint32_t out_max;   /* 255 or 65535: samples are scaled from maxval to this full range */
+    unsigned bytes;     /* bytes per sample, in the file and delivered: 1 or 2 */
+    size_t row_bytes;   /* bytes of one row in the file */
+    unsigned char *raw; /* one row as stored in the file (big-endian for 2 bytes) */
+    void *row;          /* the same row as native samples scaled to out_max */
+} pnm_state;
+
+static int pnm_getc(gs_source *src)
+{
+    unsigned char c;
+    return gs_source_read(src, &c, 1) == 1 ? c : EOF;
+}
+
+static int pnm_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Read one header number: skip whitespace and '#' comments, read decimal digits, then
+ * consume the one whitespace byte that must follow (after maxval it is the last byte
+ * before the raster). */
+static gs_status pnm_number(gs_source *src, const char *what, uint32_t max, uint32_t *value,
+                            char *err, size_t err_size)
+{
+    int c = pnm_getc(src);
+    for (;;) {
+        while (pnm_space(c)) c = pnm_getc(src);
+        if (c != '#') break;
+        while (c != EOF && c != '\n' && c != '\r') c = pnm_getc(src);
+    }
+    if (src->read_errno) return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(src->read_errno));
+    if (c < '0' || c > '9')
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNM header: no %s", what);
+
+    uint64_t v = 0;
+    for (; c >= '0' && c <= '9'; c = pnm_getc(src)) {
+        v = v * 10 + (uint64_t)(c - '0');
+        if (v > max)
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNM header: %s is over %u", what, max);
+    }
+    if (!pnm_space(c))
+        return gs_fail(err, err_size, GS_ERR_FORMAT,
+                       "invalid PNM header: %s not followed by whitespace", what);
+    *value = (uint32_t)v;
+    return GS_OK;
+}
+
+/* Scale a sample from 0..maxval to 0..out_max (rounded), the way 1/2/4-bit PNG gray
+ * becomes 0..255. Samples above maxval are invalid Netpbm; they are clamped to it. */
+static uint32_t pnm_scale(const pnm_state *st, uint32_t v)
+{
+    if (v > st->maxval) v = st->maxval;
+    if (st->maxval == st->out_max) return v;
+    return (uint32_t)(((uint64_t)v * st->out_max + st->maxval / 2) / st->maxval);
+}
+
+static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t stride,
+                               uint32_t rows, char *err, size_t err_size)
+{
+    pnm_state *st = reader->impl;
+    const size_t samples = (size_t)reader->info.width * st->channels;
+
+    for (uint32_t r = 0; r < rows; r++) {
+        if (gs_source_read(&reader->src, st->raw, st->row_bytes) != st->row_bytes) {
+            if (reader->src.read_errno)
+                return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s",
+                               strerror(reader->src.read_errno));
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "truncated %s: data ends in row %u of %u",
+                           reader->info.format, reader->next_row + r + 1, reader->info.height);
+        }
+        if (st->bytes == 2) {
+            uint16_t *out = st->row;
+            for (size_t i = 0; i < samples; i++)
+                out[i] = (uint16_t)pnm_scale(st, (uint32_t)st->raw[2 * i] << 8 | st->raw[2 * i + 1]);
+        } else {
+            uint8_t *out = st->row;
+            for (size_t i = 0; i < samples; i++) out[i] = (uint8_t)pnm_scale(st, st->raw[i]);
+        }
+        gs_row_to_gray(dst + (size_t)r * stride, st->row, reader->info.width, st->channels,
+                       reader->info.bits);
+    }
+    return GS_OK;
+}
+
+static void pnm_state_destroy(void *impl)
+{
+    pnm_state *st = impl;
+    if (!st) return;
+    free(st->raw);
+    free(st->row);
+    free(st);
+}
+
+static const gs_reader_ops pnm_ops = {
+    .read_rows = pnm_read_rows,
+    .destroy = pnm_state_destroy,
+};
+
+gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
+{
+    gs_status rc = GS_OK;
+    pnm_state *st = NULL;
+    unsigned char magic[2];
+    uint32_t width = 0, height = 0, maxval = 0;
+
+    if (gs_source_read(&reader->src, magic, sizeof magic) != sizeof magic || magic[0] != 'P' ||
+        (magic[1] != '5' && magic[1] != '6')) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "not a binary PGM or PPM file");
+        goto cleanup;
+    }
+    if ((rc = pnm_number(&reader->src, "width", UINT32_MAX, &width, err, err_size)) != GS_OK ||
+        (rc = pnm_number(&reader->src, "height", UINT32_MAX, &height, err, err_size)) != GS_OK ||
+        (rc = pnm_number(&reader->src, "maxval", PNM_MAXVAL_MAX, &maxval, err, err_size)) != GS_OK)
+        goto cleanup;
+    if (width == 0 || height == 0 || maxval == 0) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNM header: %ux%u, maxval %u",
+                     width, height, maxval);
+        goto cleanup;
+    }
+    rc = gs_check_pixels(width, height, max_pixels, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+
+    st = calloc(1, sizeof *st);
+    if (!st) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    st->channels = magic[1] == '6' ? 3 : 1;
+    st->maxval = maxval;
+    st->bytes = maxval > PNM_BYTE_MAXVAL ? 2 : 1;
+    st->out_max = st->bytes == 2 ? PNM_MAXVAL_MAX : PNM_BYTE_MAXVAL;
+    if (width > SIZE_MAX / (st->channels * st->bytes)) {
+        rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE, "PNM row of %u pixels does not fit in memory", width);
+        goto cleanup;
+    }
+    st->row_bytes = (size_t)width * st->channels * st->bytes;
+    st->raw = malloc(st->row_bytes);
+    st->row = malloc(st->row_bytes);
+    if (!st->raw || !st->row) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", st->row_bytes);
+        goto cleanup;
+    }
+
+    reader->info.width = width;
+    reader->info.height = height;
+    reader->info.bits = st->bytes * 8;
+    reader->info.format = st->channels == 3 ? "PPM" : "PGM";
+    reader->info.was_color = st->channels == 3;
+    reader->info.had_alpha = 0;
+    reader->ops = &pnm_ops;
+    reader->impl = st;
+    st = NULL;
+
+cleanup:
+    pnm_state_destroy(st);
+    return rc;
+}

@@ -1,0 +1,149 @@
+/* cpu_bench.c: CPU kernel benchmark: gsmooth's CPU kernels beside memcpy and plain-loop anchors measured in the same run, printed as ratios. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu_kernels.h"
+#include "integral_dtype.h"
+#include "parallel.h"
+#include "reference.h"
+
+/* Repeats per figure; the median is reported. */
+#define BENCH_REPEATS 7
+
+typedef struct bench_image {
+    uint32_t width, height;
+    uint8_t *pixels;
+} bench_image;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Photo-like content: smooth shading, edges and texture plus mild noise (never zeros). */
+static void fill_photo_like(bench_image *im)
+{
+    uint64_t s = 12345;
+    for (uint32_t y = 0; y < im->height; ++y)
+        for (uint32_t x = 0; x < im->width; ++x) {
+            s = s * 6364136223846793005u + 1442695040888963407u;
+            double v = 110 + 60 * sin(x * 0.013 + y * 0.007) + 30 * cos(y * 0.021) +
+                       ((x / 97 + y / 61) % 2 ? 25 : -25) + (double)((s >> 59) & 15) - 7;
+            im->pixels[(size_t)y * im->width + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+}
+
+typedef struct plain_ctx {
+    const bench_image *im;
+    uint8_t *out;
+    uint32_t iters;
+    float **scratch;
+    uint32_t *out32;
+} plain_ctx;
+
+static int plain_smooth_row(void *p, size_t row, unsigned worker)
+{
+    plain_ctx *c = p;
+    size_t off = row * c->im->width;
+    gs_ref_smooth_row(c->im->pixels + off, c->out + off, c->im->width, 8, c->iters, c->scratch[worker]);
+    return 0;
+}
+
+static int plain_integral_row(void *p, size_t row, unsigned worker)
+{
+    (void)worker;
+    plain_ctx *c = p;
+    size_t off = row * c->im->width;
+    gs_ref_integral_row(c->im->pixels + off, c->out32 + off, c->im->width, 8, 32);
+    return 0;
+}
+
+typedef struct copy_ctx {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t bytes, chunk;
+} copy_ctx;
+
+static int copy_chunk(void *p, size_t i, unsigned worker)
+{
+    (void)worker;
+    copy_ctx *c = p;
+    size_t off = i * c->chunk, n = c->bytes - off < c->chunk ? c->bytes - off : c->chunk;
+    memcpy(c->dst + off, c->src + off, n);
+    return 0;
+}
+
+/* Median seconds of BENCH_REPEATS runs of `what`. */
+#define TIME_MEDIAN(result, what)                                  \
+    do {                                                           \
+        double t_[BENCH_REPEATS];                                  \
+        what; /* warm-up */                                        \
+        for (int r_ = 0; r_ < BENCH_REPEATS; ++r_) {               \
+            double t0_ = now_s();                                  \
+            what;                                                  \
+            t_[r_] = now_s() - t0_;                                \
+        }                                                          \
+        qsort(t_, BENCH_REPEATS, sizeof(double), cmp_double);      \
+        (result) = t_[BENCH_REPEATS / 2];                          \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    uint32_t side = argc > 1 ? (uint32_t)atoi(argv[1]) : 8192;
+    unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : gs_cpu_count();
+    bench_image im = {side, side, malloc((size_t)side * side)};
+    size_t px = (size_t)side * side;
+    uint8_t *out = malloc(px), *out2 = malloc(px);
+    uint32_t *out32 = malloc(px * 4), *out32b = malloc(px * 4);
+    float **scratch = malloc(threads * sizeof *scratch);
+    for (unsigned t = 0; t < threads; ++t) scratch[t] = malloc(2 * (size_t)side * sizeof(float));
+    fill_photo_like(&im);
+    gs_cpu_workspace ws = {0};
+    gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), side, side, 8, 8, im.pixels, side, out, side};
+    gs_strip strip32 = {GS_ABI_HEADER_INIT(gs_strip), side, side, 8, 32, im.pixels, side, out32,
+                        (size_t)side * 4};
+
+    double t_copy, t_plain3, t_fast3, t_plain_int, t_fast_int, t_fast_2d;
+    copy_ctx cc = {im.pixels, out2, px, 1 << 20};
+    TIME_MEDIAN(t_copy, gs_parallel_for(threads, (px + cc.chunk - 1) / cc.chunk, copy_chunk, &cc));
+    plain_ctx pc = {&im, out2, 3, scratch, out32b};
+    TIME_MEDIAN(t_plain3, gs_parallel_for(threads, side, plain_smooth_row, &pc));
+    TIME_MEDIAN(t_fast3, gs_cpu_smooth_strip(&strip, 3, threads, NULL, &ws));
+    int same3 = memcmp(out, out2, px) == 0;
+    TIME_MEDIAN(t_plain_int, gs_parallel_for(threads, side, plain_integral_row, &pc));
+    TIME_MEDIAN(t_fast_int, gs_cpu_integral_rows_strip(&strip32, threads));
+    int same_int = memcmp(out32, out32b, px * 4) == 0;
+    uint32_t *cols = calloc(side, 8);
+    strip32.out_bits = gs_integral_2d_bits(8, side, side);
+    uint8_t *out2d = malloc(px * (strip32.out_bits / 8));
+    strip32.dst = out2d, strip32.dst_stride = (size_t)side * (strip32.out_bits / 8);
+    TIME_MEDIAN(t_fast_2d, (memset(cols, 0, side * 8), gs_cpu_integral_2d_strip(&strip32, cols, threads)));
+
+    double gpx = px / 1e9;
+    printf("CPU benchmark: %ux%u u8, %u threads, median of %d runs\n", side, side, threads, BENCH_REPEATS);
+    printf("%-34s %10s %10s %s\n", "work", "ms", "Gpx/s", "ratio");
+    printf("%-34s %10.2f %10.2f (%.1f GB/s read+write)\n", "anchor: memcpy", t_copy * 1e3, gpx / t_copy, 2 * px / t_copy / 1e9);
+    printf("%-34s %10.2f %10.2f\n", "anchor: plain loop smooth K=3", t_plain3 * 1e3, gpx / t_plain3);
+    printf("%-34s %10.2f %10.2f %.2fx plain, %.2fx memcpy time, target 8 Gpx/s: %.2f %s\n",
+           "gsmooth smooth K=3", t_fast3 * 1e3, gpx / t_fast3, t_plain3 / t_fast3, t_fast3 / t_copy,
+           gpx / t_fast3 / 8.0, same3 ? "(bytes match plain)" : "(MISMATCH)");
+    printf("%-34s %10.2f %10.2f\n", "anchor: plain loop integral rows", t_plain_int * 1e3, gpx / t_plain_int);
+    printf("%-34s %10.2f %10.2f %.2fx plain, target 5 Gpx/s: %.2f %s\n", "gsmooth integral rows",
+           t_fast_int * 1e3, gpx / t_fast_int, t_plain_int / t_fast_int, gpx / t_fast_int / 5.0,
+           same_int ? "(bytes match plain)" : "(MISMATCH)");
+    printf("%-34s %10.2f %10.2f\n", "gsmooth integral 2d", t_fast_2d * 1e3, gpx / t_fast_2d);
+    return same3 && same_int ? 0 : 1;
+}

@@ -1,0 +1,73 @@
+/* cpu_isa.c: the portable scalar row primitives and run-time choice of the best instruction set. */
+#include "cpu_isa.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil_math.h"
+
+static void scalar_load_u8(const uint8_t *src, float *dst, long n)
+{
+    for (long i = 0; i < n; ++i) dst[i] = (float)src[i];
+}
+
+static void scalar_load_u16(const uint16_t *src, float *dst, long n)
+{
+    for (long i = 0; i < n; ++i) dst[i] = (float)src[i];
+}
+
+static void scalar_store_u8(const float *src, uint8_t *dst, long n)
+{
+    for (long i = 0; i < n; ++i) dst[i] = (uint8_t)gs_quantize(src[i], 255.0f);
+}
+
+static void scalar_store_u16(const float *src, uint16_t *dst, long n)
+{
+    for (long i = 0; i < n; ++i) dst[i] = (uint16_t)gs_quantize(src[i], 65535.0f);
+}
+
+static void scalar_mean3(const float *a, float *b, long n)
+{
+    for (long i = 0; i < n; ++i) b[i] = gs_mean3(a[i - 1], a[i], a[i + 1]);
+}
+
+const gs_cpu_isa gs_cpu_isa_scalar = {
+    .name = "scalar",
+    .load_u8 = scalar_load_u8,
+    .load_u16 = scalar_load_u16,
+    .store_u8 = scalar_store_u8,
+    .store_u16 = scalar_store_u16,
+    .mean3 = scalar_mean3,
+};
+
+const gs_cpu_isa *const gs_cpu_isa_all[] = {&gs_cpu_isa_avx512, &gs_cpu_isa_avx2,
+                                            &gs_cpu_isa_scalar, NULL};
+
+static int cpu_runs(const gs_cpu_isa *isa)
+{
+    __builtin_cpu_init();
+    if (isa == &gs_cpu_isa_avx512) return __builtin_cpu_supports("avx512f");
+    if (isa == &gs_cpu_isa_avx2)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return 1;
+}
+
+const gs_cpu_isa *gs_cpu_isa_by_name(const char *name)
+{
+    for (const gs_cpu_isa *const *p = gs_cpu_isa_all; *p; ++p)
+        if (strcmp((*p)->name, name) == 0) return cpu_runs(*p) ? *p : NULL;
+    return NULL;
+}
+
+const gs_cpu_isa *gs_cpu_isa_best(void)
+{
+    /* A cap from the environment starts the search at that variant. */
+    const char *cap = getenv("GSMOOTH_CPU_ISA");
+    int capped = cap && *cap;
+    for (const gs_cpu_isa *const *p = gs_cpu_isa_all; *p; ++p) {
+        if (capped && strcmp((*p)->name, cap) != 0) continue;
+        capped = 0;
+        if (cpu_runs(*p)) return *p;
+    }
+    return &gs_cpu_isa_scalar;
+}

@@ -1,0 +1,34 @@
+/* cpu_isa.h: the per-instruction-set row primitives (scalar, AVX2, AVX-512) and their run-time selection. */
+#ifndef GS_CPU_ISA_H
+#define GS_CPU_ISA_H
+
+#include <stdint.h>
+
+/* Row primitives one instruction set provides. Every variant gives identical bytes. */
+typedef struct gs_cpu_isa {
+    const char *name;                                           /* "scalar", "avx2", "avx512" */
+    void (*load_u8)(const uint8_t *src, float *dst, long n);    /* samples to float */
+    void (*load_u16)(const uint16_t *src, float *dst, long n);
+    void (*store_u8)(const float *src, uint8_t *dst, long n);   /* rint, clamp, narrow */
+    void (*store_u16)(const float *src, uint16_t *dst, long n);
+    /* Interior pass: b[i] = ((a[i-1] + a[i]) + a[i+1]) / 3 for i in [0, n); a[-1] and a[n]
+     * must be readable. */
+    void (*mean3)(const float *a, float *b, long n);
+} gs_cpu_isa;
+
+/* The best variant this CPU runs; GSMOOTH_CPU_ISA=scalar|avx2|avx512 caps it (for tests
+ * and benchmarks). Never NULL. */
+const gs_cpu_isa *gs_cpu_isa_best(void);
+
+/* A variant by name, or NULL when unknown or when this CPU cannot run it. */
+const gs_cpu_isa *gs_cpu_isa_by_name(const char *name);
+
+/* Variants compiled in, best first, NULL-terminated (some may not run on this CPU). */
+extern const gs_cpu_isa *const gs_cpu_isa_all[];
+
+/* Per-ISA tables, defined in their own files (compiled with their target flags). */
+extern const gs_cpu_isa gs_cpu_isa_scalar;
+extern const gs_cpu_isa gs_cpu_isa_avx2;
+extern const gs_cpu_isa gs_cpu_isa_avx512;
+
+#endif /* GS_CPU_ISA_H */

@@ -1,0 +1,45 @@
+/* cpu_isa_avx2.c: the row primitives for AVX2 + FMA (8 floats a vector), compiled with -mavx2 -mfma. */
+#include <immintrin.h>
+
+#include "cpu_isa.h"
+
+#define GS_ISA_NAME "avx2"
+#define GS_ISA_TABLE gs_cpu_isa_avx2
+#define VEC_WIDTH 8
+typedef __m256 vec;
+
+static inline vec v_set1(float x) { return _mm256_set1_ps(x); }
+static inline vec v_loadu(const float *p) { return _mm256_loadu_ps(p); }
+static inline void v_storeu(float *p, vec v) { _mm256_storeu_ps(p, v); }
+static inline vec v_add(vec a, vec b) { return _mm256_add_ps(a, b); }
+static inline vec v_mul(vec a, vec b) { return _mm256_mul_ps(a, b); }
+static inline vec v_fmadd(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline vec v_fnmadd(vec a, vec b, vec c) { return _mm256_fnmadd_ps(a, b, c); }
+static inline vec v_min(vec a, vec b) { return _mm256_min_ps(a, b); }
+static inline vec v_max(vec a, vec b) { return _mm256_max_ps(a, b); }
+static inline vec v_round_even(vec v)
+{
+    return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static inline vec v_load_u8(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+static inline vec v_load_u16(const uint16_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)));
+}
+/* Integral floats in range convert exactly; packus narrows without wrapping. */
+static inline __m128i to_u16x8(vec v)
+{
+    __m256i i = _mm256_cvtps_epi32(v);
+    return _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+}
+static inline void v_store_u16(uint16_t *p, vec v) { _mm_storeu_si128((__m128i *)p, to_u16x8(v)); }
+static inline void v_store_u8(uint8_t *p, vec v)
+{
+    __m128i w = to_u16x8(v);
+    _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
+}
+
+#include "cpu_isa_body.inc"

@@ -1,0 +1,23 @@
+#!/bin/sh
+# setup.sh: installs what gsmooth needs (Debian/Ubuntu, as root), builds it into build/, and smooths a bundled sample.
+set -eu
+cd "$(dirname "$0")/.."
+# Build tools and libraries; python3-numpy and python3-pil serve the golden cross-check.
+packages="cmake ninja-build gcc pkg-config libpng-dev zlib1g-dev libstb-dev check python3-numpy python3-pil"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+# The CUDA plugin is built when nvcc is found (on PATH, or where the toolkit installs it).
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build
+build/bin/gsmooth --iters 3 samples/landscape.png build/landscape-smoothed.png
+echo "gsmooth built: build/bin/gsmooth; sample smoothed into build/landscape-smoothed.png"
