@@ -1,8 +1,11 @@
 /* image_writer.c: output format from the file name, and the atomic writer (temporary file in the target directory, renamed into place only on commit). */
 #include "image_io_internal.h"
+#include "temp_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -112,7 +115,14 @@ static gs_status temp_create(gs_writer *writer, char *err, size_t err_size)
     if (!writer->tmp_path) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
     snprintf(writer->tmp_path, size, "%.*s.%s%s", (int)dir_len, path, base, TEMP_SUFFIX);
 
+    /* No signal between creating the file and remembering it: the handler must know
+     * every temporary file that exists. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     fd = mkstemp(writer->tmp_path);
+    if (fd >= 0) gs_temp_remember(writer->tmp_path); /* a full table only loses signal cleanup */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
         int e = errno;
         free(writer->tmp_path);
@@ -143,7 +153,10 @@ static void writer_free(gs_writer *writer)
     if (!writer) return;
     if (writer->ops && writer->impl) writer->ops->destroy(writer->impl);
     if (writer->fp && writer->fp != stdout) fclose(writer->fp);
-    if (writer->tmp_path) unlink(writer->tmp_path);
+    if (writer->tmp_path) {
+        unlink(writer->tmp_path);
+        gs_temp_forget(writer->tmp_path);
+    }
     free(writer->tmp_path);
     free(writer->path);
     free(writer);
@@ -284,6 +297,7 @@ gs_status gs_writer_commit(gs_writer *writer, char *err, size_t err_size)
         rc = gs_fail(err, err_size, GS_ERR_IO, "cannot rename into place: %s", strerror(errno));
         goto cleanup;
     }
+    gs_temp_forget(writer->tmp_path);
     free(writer->tmp_path);
     writer->tmp_path = NULL; /* renamed: nothing left to unlink */
     sync_parent_dir(writer->path);

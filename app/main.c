@@ -12,6 +12,7 @@
 #include "pipeline.h"
 #include "plugin_loader.h"
 #include "status.h"
+#include "temp_files.h"
 
 /* Backends a run may use at once: the one asked for, and the CPU for auto. */
 #define GS_MAX_LIVE_BACKENDS 2
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    gs_temp_install_signal_cleanup(); /* an interrupted run leaves no temporary file */
     static run_context rc; /* large (holds a path buffer); lives for the whole run */
     rc.options = &o;
     st = gs_backends_discover(o.plugin_dir, &rc.list, err, sizeof err);

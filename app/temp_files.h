@@ -1,0 +1,15 @@
+/* temp_files.h: the registry of temporary output files that a signal must not leave behind. */
+#ifndef GS_TEMP_FILES_H
+#define GS_TEMP_FILES_H
+
+/* Remember `path` (copied) until gs_temp_forget; returns 0, or -1 if the table is full. */
+int gs_temp_remember(const char *path);
+
+/* Stop tracking `path` (after it was renamed into place or unlinked). */
+void gs_temp_forget(const char *path);
+
+/* On SIGINT, SIGTERM, SIGHUP and SIGQUIT: unlink every remembered file, then die of the
+ * same signal with its default action (so the shell sees the usual status). */
+void gs_temp_install_signal_cleanup(void);
+
+#endif /* GS_TEMP_FILES_H */
