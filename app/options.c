@@ -11,7 +11,7 @@
 
 enum long_only {
     OPT_ITERS = 256, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
-    OPT_DEPTH, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
+    OPT_DEPTH, OPT_JOBS, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
 };
 
 static const struct option long_options[] = {
@@ -22,6 +22,7 @@ static const struct option long_options[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
     {"depth", required_argument, NULL, OPT_DEPTH},
+    {"jobs", required_argument, NULL, OPT_JOBS},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"time", no_argument, NULL, OPT_TIME},
@@ -65,8 +66,10 @@ void gs_options_print_help(FILE *to)
         "  --max-pixels N     refuse larger images before decoding (default 1073741824)\n"
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
         "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
+        "  --jobs N           batch: files in flight (default: one per core, threads split)\n"
         "  --quiet            no notes on stderr (errors are still printed)\n"
-        "  --progress         progress on stderr when it is a terminal\n"
+        "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
+        "                     shown by default in batch mode when stderr is a terminal\n"
         "  --time             print decode/upload/kernel/download/encode timings\n"
         "  --list-backends    list plugins; with -v, paths, ABI, operations, probe\n"
         "  -v, --verbose      more detail (with --list-backends)\n"
@@ -134,6 +137,12 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
             else
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--depth takes keep, 8 or 16, not '%s'", optarg);
+            break;
+        case OPT_JOBS:
+            if (parse_u64(optarg, 1, 256, &v))
+                return gs_fail(err, err_size, GS_ERR_USAGE,
+                               "--jobs takes a number from 1 to 256, not '%s'", optarg);
+            o->jobs = (unsigned)v;
             break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_PROGRESS: o->progress = 1; break;

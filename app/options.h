@@ -21,7 +21,8 @@ typedef struct gs_options {
     uint32_t iters;            /* --iters */
     const char *backend;       /* --backend or GSMOOTH_BACKEND: auto, cpu, cuda, or a .so path */
     const char *plugin_dir;    /* --plugin-dir, or NULL */
-    unsigned threads;          /* --threads; 0 = all cores */
+    unsigned threads;          /* --threads; 0 = all cores (batch: cores / jobs) */
+    unsigned jobs;             /* --jobs: files in flight in batch mode; 0 = automatic */
     uint64_t max_pixels;       /* --max-pixels */
     gs_depth_choice depth;     /* --depth */
     int quiet;                 /* --quiet: no notes */

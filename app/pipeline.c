@@ -1,6 +1,7 @@
-/* pipeline.c: streams one image through a backend strip by strip (decode, compute, convert, encode) in bounded memory. */
+/* pipeline.c: streams one image through a backend in strips of rows, decoding strip n+1 and encoding strip n-1 while strip n is computed, in bounded memory. */
 #include "pipeline.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "integral_dtype.h"
 
 /* Source bytes per strip when the backend states no preference. */
-#define GS_DEFAULT_STRIP_BYTES (4u << 20)
+#define GS_DEFAULT_STRIP_BYTES (1u << 20)
+/* Strips in flight: one being decoded, one computed, one encoded. */
+#define GS_PIPELINE_SLOTS 3
 
 static uint64_t now_ns(void)
 {
@@ -30,33 +33,62 @@ uint32_t gs_mode_op(gs_mode mode)
 
 static size_t round_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
 
-/* One strip through the backend's operation for `mode`. */
-static gs_status run_op(const gs_job *job, const gs_plugin_desc *d, gs_plugin_instance *inst,
-                        const gs_strip *strip, void *column_sums, char *err, size_t err_size)
+static void *alloc_rows(size_t rows, size_t stride, size_t align)
 {
+    if (stride && rows > SIZE_MAX / stride) return NULL;
+    size_t bytes = rows * stride;
+    return aligned_alloc(align, round_up(bytes > 0 ? bytes : 1, align));
+}
+
+/* Everything about one file that follows from its header, the options and the backend. */
+typedef struct plan {
+    const gs_job *job;              /* options and callbacks */
+    const gs_plugin_desc *backend;  /* chosen backend */
+    gs_plugin_instance *instance;   /* its instance */
+    const char *input, *output;     /* names for messages */
+    gs_out_format format;           /* output format */
+    uint32_t width, height;         /* image size */
+    uint32_t in_bits, out_bits;     /* backend input and output sample bits */
+    uint32_t file_bits;             /* sample bits written to the file */
+    int view;                       /* integral drawn as a scaled 16-bit picture */
+    int convert;                    /* backend output needs conversion before writing */
+    size_t align;                   /* buffer and stride alignment */
+    size_t in_stride, out_stride, conv_stride; /* bytes per row of each buffer */
+    uint32_t strip_rows;            /* rows per strip */
+    void *column_sums;              /* 2d integral carry, width values of out_bits */
+} plan;
+
+/* One strip through the backend's operation for the mode. */
+static gs_status compute_strip(const plan *p, const void *src, void *dst, uint32_t rows,
+                               char *err, size_t err_size)
+{
+    const gs_plugin_desc *d = p->backend;
+    gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
+                      src, p->in_stride, dst, p->out_stride};
     char msg[256] = "";
     gs_plugin_status st;
-    switch (job->options->mode) {
-    case GS_MODE_INTEGRAL_ROWS: st = d->integral_rows(inst, strip, msg, sizeof msg); break;
+    switch (p->job->options->mode) {
+    case GS_MODE_INTEGRAL_ROWS: st = d->integral_rows(p->instance, &strip, msg, sizeof msg); break;
     case GS_MODE_INTEGRAL_2D:
-        st = d->integral_2d(inst, strip, column_sums, msg, sizeof msg);
+        st = d->integral_2d(p->instance, &strip, p->column_sums, msg, sizeof msg);
         break;
-    default: st = d->smooth_rows(inst, strip, job->options->iters, msg, sizeof msg); break;
+    default:
+        st = d->smooth_rows(p->instance, &strip, p->job->options->iters, msg, sizeof msg);
+        break;
     }
     if (st == GS_PLUGIN_OK) return GS_OK;
     return gs_fail(err, err_size, st == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
-                   "backend %s failed: %s", d->name, msg[0] ? msg : "no reason given");
+                   "%s: backend %s failed: %s", p->input, d->name, msg[0] ? msg : "no reason given");
 }
 
 /* Smoothing output at another depth: 16 -> 8 rounds to nearest, 8 -> 16 scales by 257. */
-static void convert_depth(const void *src, size_t src_stride, uint32_t src_bits, void *dst,
-                          size_t dst_stride, uint32_t dst_bits, uint32_t width, uint32_t rows)
+static void convert_depth(const plan *p, const void *src, void *dst, uint32_t rows)
 {
     for (uint32_t r = 0; r < rows; ++r) {
-        const uint8_t *s = (const uint8_t *)src + r * src_stride;
-        uint8_t *d = (uint8_t *)dst + r * dst_stride;
-        for (uint32_t x = 0; x < width; ++x) {
-            if (src_bits == 16 && dst_bits == 8)
+        const uint8_t *s = (const uint8_t *)src + r * p->out_stride;
+        uint8_t *d = (uint8_t *)dst + r * p->conv_stride;
+        for (uint32_t x = 0; x < p->width; ++x) {
+            if (p->out_bits == 16)
                 d[x] = (uint8_t)((((const uint16_t *)s)[x] * 255u + 32767u) / 65535u);
             else
                 ((uint16_t *)d)[x] = (uint16_t)(s[x] * 257u);
@@ -64,74 +96,312 @@ static void convert_depth(const void *src, size_t src_stride, uint32_t src_bits,
     }
 }
 
-/* Integral values scaled to 0..65535 for a viewable picture (max > 0). */
-static void scale_for_view(const void *src, size_t src_stride, uint32_t bits, uint64_t max,
-                           uint16_t *dst, size_t dst_stride, uint32_t width, uint32_t rows)
+/* Integral values scaled to 0..65535 for a viewable picture. */
+static void scale_for_view(const plan *p, const void *src, void *dst, uint32_t rows, uint64_t max)
 {
     for (uint32_t r = 0; r < rows; ++r) {
-        const uint8_t *s = (const uint8_t *)src + r * src_stride;
-        uint16_t *d = (uint16_t *)((uint8_t *)dst + r * dst_stride);
-        for (uint32_t x = 0; x < width; ++x) {
-            uint64_t v = bits == 64 ? ((const uint64_t *)s)[x] : ((const uint32_t *)s)[x];
+        const uint8_t *s = (const uint8_t *)src + r * p->out_stride;
+        uint16_t *d = (uint16_t *)((uint8_t *)dst + r * p->conv_stride);
+        for (uint32_t x = 0; x < p->width; ++x) {
+            uint64_t v = p->out_bits == 64 ? ((const uint64_t *)s)[x] : ((const uint32_t *)s)[x];
             d[x] = max ? (uint16_t)(((unsigned __int128)v * 65535u + max / 2) / max) : 0;
         }
     }
 }
 
-static uint64_t strip_max(const void *src, size_t stride, uint32_t bits, uint32_t width,
-                          uint32_t rows)
+/* Largest integral value in a strip: sums only grow along a row, so each row's last. */
+static uint64_t strip_max(const plan *p, const void *src, uint32_t rows)
 {
     uint64_t m = 0;
     for (uint32_t r = 0; r < rows; ++r) {
-        const uint8_t *s = (const uint8_t *)src + r * stride;
-        /* Sums only grow along a row, so its last value is its largest. */
-        uint64_t v = bits == 64 ? ((const uint64_t *)s)[width - 1] : ((const uint32_t *)s)[width - 1];
+        const uint8_t *s = (const uint8_t *)src + r * p->out_stride;
+        uint64_t v = p->out_bits == 64 ? ((const uint64_t *)s)[p->width - 1]
+                                       : ((const uint32_t *)s)[p->width - 1];
         if (v > m) m = v;
     }
     return m;
 }
 
-typedef struct buffers {
-    void *in;           /* one strip of decoded samples (or the whole image, for views) */
-    void *out;          /* one strip of backend output */
-    void *conv;         /* one strip converted for the file, when needed */
-    void *column_sums;  /* 2d carry */
-} buffers;
-
-static void *alloc_checked(size_t count, size_t size, size_t align)
+/* Convert (if needed) and write one computed strip. */
+static gs_status emit_strip(const plan *p, gs_writer *writer, const void *out, void *conv,
+                            uint32_t rows, uint64_t view_max, char *err, size_t err_size)
 {
-    if (size && count > SIZE_MAX / size) return NULL;
-    size_t bytes = count * size;
-    size_t n = round_up(bytes > 0 ? bytes : 1, align);
-    return aligned_alloc(align, n);
+    const void *rows_out = out;
+    size_t stride = p->out_stride;
+    if (p->view) {
+        scale_for_view(p, out, conv, rows, view_max);
+        rows_out = conv, stride = p->conv_stride;
+    } else if (p->convert) {
+        convert_depth(p, out, conv, rows);
+        rows_out = conv, stride = p->conv_stride;
+    }
+    char msg[512];
+    gs_status st = gs_writer_write_rows(writer, rows_out, stride, rows, msg, sizeof msg);
+    return st == GS_OK ? GS_OK : gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+}
+
+/* ---- integral pictures: the whole (8/16-bit) input is kept, and the integral runs twice,
+ * the first time only to find the maximum the picture is scaled to ---- */
+
+static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *times, char *err,
+                          size_t err_size)
+{
+    gs_writer *writer = NULL;
+    void *in = alloc_rows(p->height, p->in_stride, p->align);
+    void *out = alloc_rows(p->strip_rows, p->out_stride, p->align);
+    void *conv = alloc_rows(p->strip_rows, p->conv_stride, p->align);
+    char msg[512];
+    gs_status st = GS_OK;
+    if (!in || !out || !conv) {
+        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for the whole image", p->input);
+        goto cleanup;
+    }
+    uint64_t t = now_ns();
+    st = gs_reader_read_rows(reader, in, p->in_stride, p->height, msg, sizeof msg);
+    times->decode += now_ns() - t;
+    if (st != GS_OK) {
+        gs_fail(err, err_size, st, "%s: %s", p->input, msg);
+        goto cleanup;
+    }
+    uint64_t view_max = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
+        if (pass == 1) {
+            st = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &writer,
+                                msg, sizeof msg);
+            if (st != GS_OK) {
+                gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+                goto cleanup;
+            }
+        }
+        for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
+            uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
+            t = now_ns();
+            st = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, err,
+                               err_size);
+            times->kernel += now_ns() - t;
+            if (st != GS_OK) goto cleanup;
+            if (pass == 0) {
+                uint64_t m = strip_max(p, out, rows);
+                if (m > view_max) view_max = m;
+                continue;
+            }
+            t = now_ns();
+            st = emit_strip(p, writer, out, conv, rows, view_max, err, err_size);
+            times->encode += now_ns() - t;
+            if (st != GS_OK) goto cleanup;
+        }
+    }
+    t = now_ns();
+    st = gs_writer_commit(writer, msg, sizeof msg);
+    writer = NULL; /* commit frees it, on success and failure alike */
+    times->encode += now_ns() - t;
+    if (st != GS_OK) gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+
+cleanup:
+    gs_writer_abort(writer);
+    free(in), free(out), free(conv);
+    return st;
+}
+
+/* ---- streaming: three stages on three threads, GS_PIPELINE_SLOTS strips in flight ---- */
+
+typedef struct stream {
+    const plan *plan;               /* the file */
+    gs_reader *reader;              /* decode stage's */
+    gs_writer *writer;              /* encode stage's */
+    uint32_t strips;                /* strips in the image */
+    void *in[GS_PIPELINE_SLOTS];    /* decoded strips */
+    void *out[GS_PIPELINE_SLOTS];   /* computed strips */
+    void *conv;                     /* the encode stage's conversion buffer */
+    pthread_mutex_t lock;           /* guards the counters and the failure */
+    pthread_cond_t changed;         /* a counter moved, or a stage failed */
+    uint32_t decoded, computed, written; /* strips finished by each stage */
+    int failed;                     /* a stage failed: everyone stops */
+    gs_status status;               /* the first failure */
+    char err[1024];                 /* its message */
+    uint64_t decode_ns, encode_ns;  /* stage times */
+} stream;
+
+static uint32_t strip_rows_at(const stream *s, uint32_t i)
+{
+    uint32_t y = i * s->plan->strip_rows;
+    return s->plan->height - y < s->plan->strip_rows ? s->plan->height - y : s->plan->strip_rows;
+}
+
+/* Wait until *counter > target or a stage failed; returns 0 to go on, -1 to stop. */
+static int wait_for(stream *s, const uint32_t *counter, uint32_t target)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->failed && *counter <= target) pthread_cond_wait(&s->changed, &s->lock);
+    int stop = s->failed;
+    pthread_mutex_unlock(&s->lock);
+    return stop ? -1 : 0;
+}
+
+static void advance(stream *s, uint32_t *counter, uint32_t value)
+{
+    pthread_mutex_lock(&s->lock);
+    *counter = value;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void fail_stream(stream *s, gs_status st, const char *msg)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->failed) {
+        s->failed = 1;
+        s->status = st;
+        snprintf(s->err, sizeof s->err, "%s", msg);
+    }
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *decode_stage(void *arg)
+{
+    stream *s = arg;
+    const plan *p = s->plan;
+    char msg[512], err[1024];
+    for (uint32_t i = 0; i < s->strips; ++i) {
+        /* The slot is free once the strip that used it last was written. */
+        if (i >= GS_PIPELINE_SLOTS && wait_for(s, &s->written, i - GS_PIPELINE_SLOTS) != 0) break;
+        uint64_t t = now_ns();
+        gs_status st = gs_reader_read_rows(s->reader, s->in[i % GS_PIPELINE_SLOTS], p->in_stride,
+                                           strip_rows_at(s, i), msg, sizeof msg);
+        s->decode_ns += now_ns() - t;
+        if (st != GS_OK) {
+            snprintf(err, sizeof err, "%s: %s", p->input, msg);
+            fail_stream(s, st, err);
+            break;
+        }
+        advance(s, &s->decoded, i + 1);
+    }
+    return NULL;
+}
+
+static void *encode_stage(void *arg)
+{
+    stream *s = arg;
+    const plan *p = s->plan;
+    char err[1024];
+    for (uint32_t i = 0; i < s->strips; ++i) {
+        if (wait_for(s, &s->computed, i) != 0) break;
+        uint64_t t = now_ns();
+        gs_status st = emit_strip(p, s->writer, s->out[i % GS_PIPELINE_SLOTS], s->conv,
+                                  strip_rows_at(s, i), 0, err, sizeof err);
+        s->encode_ns += now_ns() - t;
+        if (st != GS_OK) {
+            fail_stream(s, st, err);
+            break;
+        }
+        advance(s, &s->written, i + 1);
+    }
+    return NULL;
+}
+
+static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *times,
+                              char *err, size_t err_size)
+{
+    stream s;
+    memset(&s, 0, sizeof s);
+    s.plan = p;
+    s.reader = reader;
+    s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
+    char msg[512];
+    gs_status st = GS_OK;
+    pthread_t decoder, encoder;
+    pthread_mutex_init(&s.lock, NULL);
+    pthread_cond_init(&s.changed, NULL);
+
+    int ok = 1;
+    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) {
+        s.in[i] = alloc_rows(p->strip_rows, p->in_stride, p->align);
+        s.out[i] = alloc_rows(p->strip_rows, p->out_stride, p->align);
+        ok = ok && s.in[i] && s.out[i];
+    }
+    if (p->convert) ok = ok && (s.conv = alloc_rows(p->strip_rows, p->conv_stride, p->align));
+    if (!ok) {
+        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for %ux%u strips", p->input,
+                     p->width, p->strip_rows);
+        goto cleanup;
+    }
+    st = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &s.writer, msg,
+                        sizeof msg);
+    if (st != GS_OK) {
+        gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+        goto cleanup;
+    }
+    memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
+    if (pthread_create(&decoder, NULL, decode_stage, &s) != 0) {
+        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
+        goto cleanup;
+    }
+    if (pthread_create(&encoder, NULL, encode_stage, &s) != 0) {
+        fail_stream(&s, GS_ERR_NOMEM, "cannot start a thread");
+        pthread_join(decoder, NULL);
+        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
+        goto cleanup;
+    }
+
+    /* The compute stage runs here, so the backend instance stays on the calling thread. */
+    for (uint32_t i = 0; i < s.strips; ++i) {
+        if (wait_for(&s, &s.decoded, i) != 0) break;
+        uint64_t t = now_ns();
+        gs_status cs = compute_strip(p, s.in[i % GS_PIPELINE_SLOTS], s.out[i % GS_PIPELINE_SLOTS],
+                                     strip_rows_at(&s, i), msg, sizeof msg);
+        times->kernel += now_ns() - t;
+        if (cs != GS_OK) {
+            fail_stream(&s, cs, msg);
+            break;
+        }
+        advance(&s, &s.computed, i + 1);
+    }
+    pthread_join(decoder, NULL);
+    pthread_join(encoder, NULL);
+    times->decode += s.decode_ns;
+    times->encode += s.encode_ns;
+    if (s.failed) {
+        st = gs_fail(err, err_size, s.status, "%s", s.err);
+        goto cleanup;
+    }
+    uint64_t t = now_ns();
+    st = gs_writer_commit(s.writer, msg, sizeof msg);
+    s.writer = NULL; /* commit frees it, on success and failure alike */
+    times->encode += now_ns() - t;
+    if (st != GS_OK) gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+
+cleanup:
+    gs_writer_abort(s.writer);
+    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) free(s.in[i]), free(s.out[i]);
+    free(s.conv);
+    pthread_cond_destroy(&s.changed);
+    pthread_mutex_destroy(&s.lock);
+    return st;
 }
 
 gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
                           gs_phase_times *times, char *err, size_t err_size)
 {
     const gs_options *o = job->options;
-    const gs_plugin_desc *d = NULL;
-    gs_plugin_instance *inst = NULL;
     gs_reader *reader = NULL;
-    gs_writer *writer = NULL;
-    buffers buf = {0};
     gs_image_info info;
-    gs_out_format fmt;
-    gs_status st;
+    plan p = {.job = job, .input = input, .output = output};
     char msg[512] = "";
     uint64_t t_start = now_ns(), t;
     gs_plugin_timings before = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
     gs_plugin_timings after = before;
     memset(times, 0, sizeof *times);
 
-    st = gs_out_format_from_path(output, &fmt, msg, sizeof msg);
+    gs_status st = gs_out_format_from_path(output, &p.format, msg, sizeof msg);
     if (st != GS_OK) {
         gs_fail(err, err_size, st, "%s: %s", output, msg);
         goto cleanup;
     }
-    int integral = o->mode != GS_MODE_SMOOTH;
-    int view = integral && fmt != GS_OUT_NPY; /* a picture of the integral, scaled */
-    if (integral && view && fmt != GS_OUT_PNG && fmt != GS_OUT_PGM) {
+    const int integral = o->mode != GS_MODE_SMOOTH;
+    p.view = integral && p.format != GS_OUT_NPY;
+    if (p.view && p.format != GS_OUT_PNG && p.format != GS_OUT_PGM) {
         st = gs_fail(err, err_size, GS_ERR_USAGE,
                      "%s: integral output must be .npy (exact) or .png/.pgm (for viewing)", output);
         goto cleanup;
@@ -144,129 +414,48 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         gs_fail(err, err_size, st, "%s: %s", input, msg);
         goto cleanup;
     }
-    if (job->note && info.was_color)
-        job->note(input, "colour converted to gray with BT.601 luma");
+    if (job->note && info.was_color) job->note(input, "colour converted to gray with BT.601 luma");
     if (job->note && info.had_alpha) job->note(input, "alpha channel dropped");
-    if (job->note && view)
+    if (job->note && p.view)
         job->note(output, "integral scaled to 16 bits for viewing; use .npy for exact values");
 
-    const uint32_t width = info.width, height = info.height, in_bits = info.bits;
-    uint64_t work = (uint64_t)width * height * (integral || o->iters == 0 ? 1u : o->iters);
-    st = job->select(job->select_ctx, work, &d, &inst, msg, sizeof msg);
+    p.width = info.width, p.height = info.height, p.in_bits = info.bits;
+    uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters);
+    st = job->select(job->select_ctx, work, &p.backend, &p.instance, msg, sizeof msg);
     if (st != GS_OK) {
         gs_fail(err, err_size, st, "%s", msg);
         goto cleanup;
     }
-    const uint32_t out_bits =
-        o->mode == GS_MODE_INTEGRAL_ROWS ? gs_integral_rows_bits(in_bits, width)
-        : o->mode == GS_MODE_INTEGRAL_2D ? gs_integral_2d_bits(in_bits, width, height)
-                                         : in_bits;
-    const uint32_t file_bits = view ? 16 : integral ? out_bits
-                               : o->depth != GS_DEPTH_KEEP ? (uint32_t)o->depth : in_bits;
-    if (!(d->depths & (in_bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8))) {
+    const gs_plugin_desc *d = p.backend;
+    if (!(d->depths & (p.in_bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8))) {
         st = gs_fail(err, err_size, GS_ERR_BACKEND, "%s: backend %s does not take %u-bit samples",
-                     input, d->name, in_bits);
+                     input, d->name, p.in_bits);
         goto cleanup;
     }
-
-    const size_t align = d->alignment > 16 ? d->alignment : 16;
-    const size_t in_stride = round_up((size_t)width * (in_bits / 8), align);
-    const size_t out_stride = round_up((size_t)width * (out_bits / 8), align);
-    const size_t conv_stride = round_up((size_t)width * (file_bits / 8), align);
-    const int convert = view || file_bits != out_bits;
+    p.out_bits = o->mode == GS_MODE_INTEGRAL_ROWS ? gs_integral_rows_bits(p.in_bits, p.width)
+                 : o->mode == GS_MODE_INTEGRAL_2D ? gs_integral_2d_bits(p.in_bits, p.width, p.height)
+                                                  : p.in_bits;
+    p.file_bits = p.view ? 16 : integral ? p.out_bits
+                  : o->depth != GS_DEPTH_KEEP ? (uint32_t)o->depth : p.in_bits;
+    p.convert = p.view || p.file_bits != p.out_bits;
+    p.align = d->alignment > 16 ? d->alignment : 16;
+    p.in_stride = round_up((size_t)p.width * (p.in_bits / 8), p.align);
+    p.out_stride = round_up((size_t)p.width * (p.out_bits / 8), p.align);
+    p.conv_stride = round_up((size_t)p.width * (p.file_bits / 8), p.align);
     size_t strip_bytes = d->preferred_strip_bytes ? d->preferred_strip_bytes : GS_DEFAULT_STRIP_BYTES;
-    uint32_t strip_rows = in_stride >= strip_bytes ? 1u : (uint32_t)(strip_bytes / in_stride);
-    if (strip_rows > height) strip_rows = height;
-
-    /* A view needs the maximum before the first row is written: keep the (8/16-bit)
-     * input whole and run the integral twice, once to find the maximum. */
-    uint32_t in_rows = view ? height : strip_rows;
-    buf.in = alloc_checked(in_rows, in_stride, align);
-    buf.out = alloc_checked(strip_rows, out_stride, align);
-    buf.conv = convert ? alloc_checked(strip_rows, conv_stride, align) : NULL;
-    buf.column_sums = alloc_checked(width, out_bits / 8, align);
-    if (!buf.in || !buf.out || (convert && !buf.conv) || !buf.column_sums) {
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for %ux%u strips", input,
-                     width, strip_rows);
+    p.strip_rows = p.in_stride >= strip_bytes ? 1u : (uint32_t)(strip_bytes / p.in_stride);
+    if (p.strip_rows > p.height) p.strip_rows = p.height;
+    p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
+    if (!p.column_sums) {
+        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory", input);
         goto cleanup;
     }
-    if (view) {
-        t = now_ns();
-        st = gs_reader_read_rows(reader, buf.in, in_stride, height, msg, sizeof msg);
-        times->decode += now_ns() - t;
-        if (st != GS_OK) {
-            gs_fail(err, err_size, st, "%s: %s", input, msg);
-            goto cleanup;
-        }
-    }
 
-    if (d->timings) d->timings(inst, &before);
-    uint64_t view_max = 0;
-    for (int pass = view ? 0 : 1; pass < 2; ++pass) {
-        memset(buf.column_sums, 0, (size_t)width * (out_bits / 8));
-        if (pass == 1) {
-            st = gs_writer_open(output, fmt, width, height, file_bits, &writer, msg, sizeof msg);
-            if (st != GS_OK) {
-                gs_fail(err, err_size, st, "%s: %s", output, msg);
-                goto cleanup;
-            }
-        }
-        for (uint32_t y = 0; y < height; y += strip_rows) {
-            uint32_t rows = height - y < strip_rows ? height - y : strip_rows;
-            const uint8_t *src = view ? (const uint8_t *)buf.in + (size_t)y * in_stride : buf.in;
-            if (!view) {
-                t = now_ns();
-                st = gs_reader_read_rows(reader, buf.in, in_stride, rows, msg, sizeof msg);
-                times->decode += now_ns() - t;
-                if (st != GS_OK) {
-                    gs_fail(err, err_size, st, "%s: %s", input, msg);
-                    goto cleanup;
-                }
-            }
-            gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), width, rows, in_bits, out_bits,
-                              src, in_stride, buf.out, out_stride};
-            t = now_ns();
-            st = run_op(job, d, inst, &strip, buf.column_sums, msg, sizeof msg);
-            times->kernel += now_ns() - t;
-            if (st != GS_OK) {
-                gs_fail(err, err_size, st, "%s: %s", input, msg);
-                goto cleanup;
-            }
-            if (pass == 0) {
-                uint64_t m = strip_max(buf.out, out_stride, out_bits, width, rows);
-                if (m > view_max) view_max = m;
-                continue;
-            }
-            t = now_ns();
-            const void *rows_out = buf.out;
-            size_t rows_stride = out_stride;
-            if (view) {
-                scale_for_view(buf.out, out_stride, out_bits, view_max, buf.conv, conv_stride,
-                               width, rows);
-                rows_out = buf.conv, rows_stride = conv_stride;
-            } else if (convert) {
-                convert_depth(buf.out, out_stride, out_bits, buf.conv, conv_stride, file_bits,
-                              width, rows);
-                rows_out = buf.conv, rows_stride = conv_stride;
-            }
-            st = gs_writer_write_rows(writer, rows_out, rows_stride, rows, msg, sizeof msg);
-            times->encode += now_ns() - t;
-            if (st != GS_OK) {
-                gs_fail(err, err_size, st, "%s: %s", output, msg);
-                goto cleanup;
-            }
-        }
-    }
-    t = now_ns();
-    st = gs_writer_commit(writer, msg, sizeof msg);
-    writer = NULL; /* commit frees it, on success and failure alike */
-    times->encode += now_ns() - t;
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", output, msg);
-        goto cleanup;
-    }
-    if (d->timings) {
-        d->timings(inst, &after);
+    if (d->timings) d->timings(p.instance, &before);
+    st = p.view ? run_view(&p, reader, times, err, err_size)
+                : run_streamed(&p, reader, times, err, err_size);
+    if (st == GS_OK && d->timings) {
+        d->timings(p.instance, &after);
         times->upload = after.upload_ns - before.upload_ns;
         times->download = after.download_ns - before.download_ns;
         uint64_t device = after.kernel_ns - before.kernel_ns;
@@ -274,12 +463,8 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     }
 
 cleanup:
-    gs_writer_abort(writer);
     gs_reader_close(reader);
-    free(buf.in);
-    free(buf.out);
-    free(buf.conv);
-    free(buf.column_sums);
+    free(p.column_sums);
     times->total = now_ns() - t_start;
     return st;
 }

@@ -403,6 +403,36 @@ START_TEST(batch_goes_on_past_failures)
 }
 END_TEST
 
+/* Files in flight must not change a byte: a parallel batch equals one-file runs. */
+START_TEST(parallel_batch_matches_single_runs)
+{
+    const char *names[] = {"photo.png", "noise.png", "gray16.png", "interlaced.png",
+                           "gradient.png", "palette.png", "one_pixel_tall.png", "colour.png"};
+    enum { N = sizeof names / sizeof *names };
+    const char *args[N + 8];
+    int n = 0;
+    mkdir(tmp("par"), 0755);
+    args[n++] = "--quiet", args[n++] = "--jobs", args[n++] = "3", args[n++] = "-o";
+    args[n++] = tmp("par");
+    for (int i = 0; i < N; ++i) args[n++] = input(names[i]);
+    args[n] = NULL;
+    result r;
+    run(&r, NULL, args);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    static char a[1 << 18], b[1 << 18];
+    for (int i = 0; i < N; ++i) {
+        RUN(&r, "--quiet", "--threads", "1", input(names[i]), tmp("single.png"));
+        ck_assert_int_eq(r.code, 0);
+        char par[600];
+        snprintf(par, sizeof par, "%s/%s", tmp("par"), names[i]);
+        size_t na = read_file(par, a, sizeof a), nb = read_file(tmp("single.png"), b, sizeof b);
+        ck_assert_msg(na > 0 && na == nb && memcmp(a, b, na) == 0, "%s differs", names[i]);
+    }
+    RUN(&r, "--jobs", "0", "-o", tmp("par"), input("noise.png"));
+    ck_assert_int_eq(r.code, 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 6) {
@@ -430,6 +460,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, backends_listed_and_chosen);
     tcase_add_test(tc, example_plugin_matches_cpu);
     tcase_add_test(tc, batch_goes_on_past_failures);
+    tcase_add_test(tc, parallel_batch_matches_single_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,71 @@
+/* backend_session.c: plugin discovery for a run, and per-worker backend choice with lazily created instances. */
+#include "backend_session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+gs_status gs_session_open(gs_session *s, const gs_options *o, void (*message)(const char *),
+                          char *err, size_t err_size)
+{
+    memset(s, 0, sizeof *s);
+    s->options = o;
+    s->message = message;
+    pthread_mutex_init(&s->lock, NULL);
+    return gs_backends_discover(o->plugin_dir, &s->list, err, err_size);
+}
+
+void gs_session_close(gs_session *s)
+{
+    gs_backends_free(&s->list);
+    pthread_mutex_destroy(&s->lock);
+}
+
+void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads)
+{
+    memset(w, 0, sizeof *w);
+    w->session = s;
+    w->threads = threads;
+}
+
+void gs_worker_release(gs_worker *w)
+{
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
+        if (w->live[i].backend) w->live[i].backend->desc->destroy(w->live[i].instance);
+    memset(w->live, 0, sizeof w->live);
+}
+
+gs_status gs_worker_select(void *worker, uint64_t work, const gs_plugin_desc **backend,
+                           gs_plugin_instance **instance, char *err, size_t err_size)
+{
+    gs_worker *w = worker;
+    gs_session *s = w->session;
+    const gs_options *o = s->options;
+    gs_backend *chosen = NULL;
+    char note[512];
+    gs_status st = gs_backend_choose(&s->list, o->backend, gs_mode_op(o->mode), work,
+                                     &w->explicit_path, &chosen, note, sizeof note, err, err_size);
+    if (st != GS_OK) return st;
+    if (note[0] && s->message) {
+        pthread_mutex_lock(&s->lock);
+        int first = !s->noted_fallback;
+        s->noted_fallback = 1;
+        pthread_mutex_unlock(&s->lock);
+        if (first && !o->quiet) s->message(note);
+    }
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i) {
+        gs_live_backend *lb = &w->live[i];
+        if (lb->backend && lb->backend->desc != chosen->desc) continue;
+        if (!lb->backend) {
+            gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, -1};
+            char msg[256] = "";
+            if (chosen->desc->create(&cfg, &lb->instance, msg, sizeof msg) != GS_PLUGIN_OK)
+                return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
+                               chosen->desc->name, msg[0] ? msg : "no reason given");
+            lb->backend = chosen;
+        }
+        *backend = chosen->desc;
+        *instance = lb->instance;
+        return GS_OK;
+    }
+    return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+}

@@ -1,0 +1,141 @@
+/* batch.c: a worker pool over the input files; each worker owns its backend instances, and results are reported through the caller's events. */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image_io.h"
+
+/* Most workers one batch starts. */
+#define GS_MAX_JOBS 256
+
+typedef struct batch {
+    gs_session *session;            /* backends and options */
+    const gs_batch_events *events;  /* the caller's reporting */
+    unsigned threads;               /* CPU threads per file */
+    pthread_mutex_t lock;           /* guards everything below and serialises events */
+    unsigned next;                  /* next input to take */
+    gs_batch_result result;         /* running totals */
+    double start_s;                 /* wall clock at start */
+} batch;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsigned cores,
+                   unsigned *jobs, unsigned *threads)
+{
+    unsigned j = jobs_opt ? jobs_opt : cores;
+    if (j > files) j = files;
+    if (j < 1) j = 1;
+    *jobs = j;
+    *threads = threads_opt ? threads_opt : (cores / j ? cores / j : 1);
+}
+
+/* DIR/<input name>; an input whose extension gsmooth cannot write becomes <stem>.png
+ * (integrals: <stem>.npy unless the name already ends in .npy). */
+static int output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", input);
+    const char *name = basename(copy);
+    gs_out_format fmt;
+    int writable = gs_out_format_from_path(name, &fmt, NULL, 0) == GS_OK;
+    if (mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
+    if (writable) return snprintf(out, size, "%s/%s", dir, name) < (int)size ? 0 : -1;
+    const char *dot = strrchr(name, '.');
+    int stem = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
+    return snprintf(out, size, "%s/%.*s.%s", dir, stem, name,
+                    mode == GS_MODE_SMOOTH ? "png" : "npy") < (int)size ? 0 : -1;
+}
+
+static gs_status process(batch *b, gs_worker *w, const char *in, char *err, size_t err_size,
+                         gs_phase_times *t)
+{
+    const gs_options *o = b->session->options;
+    char out[PATH_MAX];
+    if (strcmp(in, "-") == 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
+    if (output_path(o->out_dir, in, o->mode, out, sizeof out) != 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: output path too long", in);
+    gs_job job = {o, gs_worker_select, w, b->events->note};
+    return gs_pipeline_run(&job, in, out, t, err, err_size);
+}
+
+static void *worker_main(void *arg)
+{
+    batch *b = arg;
+    const gs_options *o = b->session->options;
+    gs_worker w;
+    gs_worker_init(&w, b->session, b->threads);
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        unsigned i = b->next < (unsigned)o->input_count ? b->next++ : (unsigned)o->input_count;
+        pthread_mutex_unlock(&b->lock);
+        if (i >= (unsigned)o->input_count) break;
+        const char *in = o->inputs[i];
+        char err[1024];
+        gs_phase_times t;
+        gs_status st = process(b, &w, in, err, sizeof err, &t);
+        struct stat sb;
+        uint64_t bytes = st == GS_OK && stat(in, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+
+        pthread_mutex_lock(&b->lock);
+        if (st == GS_OK) {
+            b->result.done++;
+            b->result.bytes += bytes;
+            if (o->time && b->events->timed) b->events->timed(in, &t);
+        } else {
+            b->result.failed++;
+            if (b->events->failed) b->events->failed(err);
+        }
+        unsigned finished = b->result.done + b->result.failed;
+        double elapsed = now_s() - b->start_s;
+        double eta = finished ? elapsed / finished * (b->result.files - finished) : 0;
+        if (b->events->progress)
+            b->events->progress(finished, b->result.files, b->result.bytes, elapsed, eta);
+        pthread_mutex_unlock(&b->lock);
+    }
+    gs_worker_release(&w);
+    return NULL;
+}
+
+void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_result *result)
+{
+    const gs_options *o = session->options;
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.session = session;
+    b.events = events;
+    b.result.files = (unsigned)o->input_count;
+    b.start_s = now_s();
+    pthread_mutex_init(&b.lock, NULL);
+    unsigned jobs;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    gs_batch_plan(b.result.files, o->jobs, o->threads, cores > 0 ? (unsigned)cores : 1u, &jobs,
+                  &b.threads);
+    if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+
+    pthread_t tid[GS_MAX_JOBS];
+    unsigned started = 0;
+    for (unsigned j = 1; j < jobs; ++j) {
+        if (pthread_create(&tid[j], NULL, worker_main, &b) != 0) break; /* fewer workers */
+        started = j;
+    }
+    worker_main(&b); /* this thread is a worker too */
+    for (unsigned j = 1; j <= started; ++j) pthread_join(tid[j], NULL);
+    b.result.elapsed_s = now_s() - b.start_s;
+    *result = b.result;
+    pthread_mutex_destroy(&b.lock);
+}

@@ -1,0 +1,34 @@
+/* batch.h: many files on a pool of workers (-o DIR INPUT...), going on past failures. */
+#ifndef GS_BATCH_H
+#define GS_BATCH_H
+
+#include <stdint.h>
+
+#include "backend_session.h"
+#include "pipeline.h"
+
+/* What the batch tells its caller (main prints; the batch never does). Calls are
+ * serialised: never two at once. */
+typedef struct gs_batch_events {
+    void (*failed)(const char *message);                         /* one file failed */
+    void (*timed)(const char *file, const gs_phase_times *t);    /* with --time */
+    void (*progress)(unsigned done, unsigned total, uint64_t bytes_done, double elapsed_s,
+                     double eta_s);                               /* after each file */
+    gs_note_fn note;                                             /* per-file notes, or NULL */
+} gs_batch_events;
+
+typedef struct gs_batch_result {
+    unsigned files, done, failed; /* counts */
+    double elapsed_s;             /* wall time */
+    uint64_t bytes;               /* input bytes of the files done */
+} gs_batch_result;
+
+/* Files in flight and CPU threads per file: --jobs/--threads, else one file per core
+ * with the cores split between them, never more jobs than files. */
+void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsigned cores,
+                   unsigned *jobs, unsigned *threads);
+
+/* Process every input of the options into options->out_dir. */
+void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_result *result);
+
+#endif /* GS_BATCH_H */
