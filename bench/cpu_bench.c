@@ -124,13 +124,13 @@ int main(int argc, char **argv)
     TIME_MEDIAN(t_fast3, gs_cpu_smooth_strip(&strip, 3, threads, NULL, &ws));
     int same3 = memcmp(out, out2, px) == 0;
     TIME_MEDIAN(t_plain_int, gs_parallel_for(threads, side, plain_integral_row, &pc));
-    TIME_MEDIAN(t_fast_int, gs_cpu_integral_rows_strip(&strip32, threads));
+    TIME_MEDIAN(t_fast_int, gs_cpu_integral_rows_strip(&strip32, threads, NULL));
     int same_int = memcmp(out32, out32b, px * 4) == 0;
     uint32_t *cols = calloc(side, 8);
     strip32.out_bits = gs_integral_2d_bits(8, side, side);
     uint8_t *out2d = malloc(px * (strip32.out_bits / 8));
     strip32.dst = out2d, strip32.dst_stride = (size_t)side * (strip32.out_bits / 8);
-    TIME_MEDIAN(t_fast_2d, (memset(cols, 0, side * 8), gs_cpu_integral_2d_strip(&strip32, cols, threads)));
+    TIME_MEDIAN(t_fast_2d, (memset(cols, 0, side * 8), gs_cpu_integral_2d_strip(&strip32, cols, threads, NULL)));
 
     double gpx = px / 1e9;
     printf("CPU benchmark: %ux%u u8, %u threads, median of %d runs\n", side, side, threads, BENCH_REPEATS);

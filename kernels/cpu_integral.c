@@ -1,4 +1,5 @@
 /* cpu_integral.c: threaded integral rows and summed-area tables for every input/output sample width. */
+#include "cpu_isa.h"
 #include "cpu_kernels.h"
 #include "parallel.h"
 
@@ -6,46 +7,51 @@
  * enough that 2 cores share the work of a narrow strip. */
 #define GS_CPU_2D_COLUMNS 4096u
 
-/* Row prefix sum and column accumulation, one definition per (input, output) type pair. */
-#define GS_DEFINE_INTEGRAL(TIN, TOUT, SUFFIX)                                        \
+/* Row prefix sums for the type pairs without an instruction-set version (8 -> 32 bits
+ * has one: gs_cpu_isa.prefix_u8_u32). */
+#define GS_DEFINE_PREFIX(TIN, TOUT, SUFFIX)                                          \
     static void prefix_##SUFFIX(const void *in, void *out, uint32_t width)           \
     {                                                                               \
         const TIN *src = (const TIN *)in;                                            \
         TOUT *dst = (TOUT *)out, sum = 0;                                            \
         for (uint32_t x = 0; x < width; ++x) dst[x] = sum += src[x];                 \
-    }                                                                               \
+    }
+GS_DEFINE_PREFIX(uint8_t, uint64_t, u8_u64)
+GS_DEFINE_PREFIX(uint16_t, uint32_t, u16_u32)
+GS_DEFINE_PREFIX(uint16_t, uint64_t, u16_u64)
+#undef GS_DEFINE_PREFIX
+
+/* Add the column totals so far to a row of prefixes, which become the new totals. */
+#define GS_DEFINE_ACCUMULATE(TOUT, SUFFIX)                                           \
     static void accumulate_##SUFFIX(void *row, void *column_sums, uint32_t x0,      \
                                     uint32_t x1)                                    \
     {                                                                               \
         TOUT *dst = (TOUT *)row, *col = (TOUT *)column_sums;                         \
         for (uint32_t x = x0; x < x1; ++x) col[x] = dst[x] += col[x];                \
     }
-GS_DEFINE_INTEGRAL(uint8_t, uint32_t, u8_u32)
-GS_DEFINE_INTEGRAL(uint8_t, uint64_t, u8_u64)
-GS_DEFINE_INTEGRAL(uint16_t, uint32_t, u16_u32)
-GS_DEFINE_INTEGRAL(uint16_t, uint64_t, u16_u64)
-#undef GS_DEFINE_INTEGRAL
+GS_DEFINE_ACCUMULATE(uint32_t, u32)
+GS_DEFINE_ACCUMULATE(uint64_t, u64)
+#undef GS_DEFINE_ACCUMULATE
 
 typedef void (*prefix_fn)(const void *, void *, uint32_t);
 typedef void (*accumulate_fn)(void *, void *, uint32_t, uint32_t);
 
 typedef struct integral_job {
-    const gs_strip *strip;   /* the strip */
-    prefix_fn prefix;        /* row prefix sum for its types */
-    accumulate_fn accumulate;/* column accumulation for its output type */
-    void *column_sums;       /* 2d carry, or NULL */
+    const gs_strip *strip;    /* the strip */
+    const gs_cpu_isa *isa;    /* used for 8 -> 32-bit prefixes */
+    prefix_fn prefix;         /* other type pairs; NULL for 8 -> 32 */
+    accumulate_fn accumulate; /* column accumulation for the output type */
+    void *column_sums;        /* 2d carry, or NULL */
 } integral_job;
 
-static void pick(const gs_strip *s, prefix_fn *p, accumulate_fn *a)
+static integral_job make_job(const gs_strip *s, const gs_cpu_isa *isa, void *column_sums)
 {
+    integral_job job = {s, isa ? isa : gs_cpu_isa_best(), NULL, NULL, column_sums};
     int wide = s->out_bits == 64;
-    if (s->in_bits == 16) {
-        *p = wide ? prefix_u16_u64 : prefix_u16_u32;
-        *a = wide ? accumulate_u16_u64 : accumulate_u16_u32;
-    } else {
-        *p = wide ? prefix_u8_u64 : prefix_u8_u32;
-        *a = wide ? accumulate_u8_u64 : accumulate_u8_u32;
-    }
+    if (s->in_bits == 16) job.prefix = wide ? prefix_u16_u64 : prefix_u16_u32;
+    else if (wide) job.prefix = prefix_u8_u64;
+    job.accumulate = wide ? accumulate_u64 : accumulate_u32;
+    return job;
 }
 
 static int prefix_item(void *ctx, size_t row, unsigned worker)
@@ -53,8 +59,10 @@ static int prefix_item(void *ctx, size_t row, unsigned worker)
     (void)worker;
     const integral_job *job = ctx;
     const gs_strip *s = job->strip;
-    job->prefix((const uint8_t *)s->src + row * s->src_stride,
-                (uint8_t *)s->dst + row * s->dst_stride, s->width);
+    const void *src = (const uint8_t *)s->src + row * s->src_stride;
+    void *dst = (uint8_t *)s->dst + row * s->dst_stride;
+    if (job->prefix) job->prefix(src, dst, s->width);
+    else job->isa->prefix_u8_u32(src, dst, s->width);
     return 0;
 }
 
@@ -70,18 +78,17 @@ static int accumulate_item(void *ctx, size_t item, unsigned worker)
     return 0;
 }
 
-void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads)
+void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads, const gs_cpu_isa *isa)
 {
-    integral_job job = {strip, 0, 0, 0};
-    pick(strip, &job.prefix, &job.accumulate);
+    integral_job job = make_job(strip, isa, NULL);
     if (threads == 0) threads = gs_cpu_count();
     gs_parallel_for(threads, strip->rows, prefix_item, &job);
 }
 
-void gs_cpu_integral_2d_strip(const gs_strip *strip, void *column_sums, unsigned threads)
+void gs_cpu_integral_2d_strip(const gs_strip *strip, void *column_sums, unsigned threads,
+                              const gs_cpu_isa *isa)
 {
-    integral_job job = {strip, 0, 0, column_sums};
-    pick(strip, &job.prefix, &job.accumulate);
+    integral_job job = make_job(strip, isa, column_sums);
     if (threads == 0) threads = gs_cpu_count();
     /* Row prefixes are independent; then each column block runs down the strip. */
     gs_parallel_for(threads, strip->rows, prefix_item, &job);

@@ -31,6 +31,12 @@ static void scalar_mean3(const float *a, float *b, long n)
     for (long i = 0; i < n; ++i) b[i] = gs_mean3(a[i - 1], a[i], a[i + 1]);
 }
 
+static void scalar_prefix_u8_u32(const uint8_t *src, uint32_t *dst, long n)
+{
+    uint32_t sum = 0;
+    for (long i = 0; i < n; ++i) dst[i] = sum += src[i];
+}
+
 const gs_cpu_isa gs_cpu_isa_scalar = {
     .name = "scalar",
     .load_u8 = scalar_load_u8,
@@ -38,6 +44,7 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .store_u8 = scalar_store_u8,
     .store_u16 = scalar_store_u16,
     .mean3 = scalar_mean3,
+    .prefix_u8_u32 = scalar_prefix_u8_u32,
 };
 
 const gs_cpu_isa *const gs_cpu_isa_all[] = {&gs_cpu_isa_avx512, &gs_cpu_isa_avx2,

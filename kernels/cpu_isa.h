@@ -14,6 +14,9 @@ typedef struct gs_cpu_isa {
     /* Interior pass: b[i] = ((a[i-1] + a[i]) + a[i+1]) / 3 for i in [0, n); a[-1] and a[n]
      * must be readable. */
     void (*mean3)(const float *a, float *b, long n);
+    /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
+     * integral case; the others use plain loops). */
+    void (*prefix_u8_u32)(const uint8_t *src, uint32_t *dst, long n);
 } gs_cpu_isa;
 
 /* The best variant this CPU runs; GSMOOTH_CPU_ISA=scalar|avx2|avx512 caps it (for tests
@@ -25,6 +28,9 @@ const gs_cpu_isa *gs_cpu_isa_by_name(const char *name);
 
 /* Variants compiled in, best first, NULL-terminated (some may not run on this CPU). */
 extern const gs_cpu_isa *const gs_cpu_isa_all[];
+
+/* The AVX2 prefix sum, shared by the AVX-512 table (every AVX-512 CPU runs AVX2). */
+void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n);
 
 /* Per-ISA tables, defined in their own files (compiled with their target flags). */
 extern const gs_cpu_isa gs_cpu_isa_scalar;

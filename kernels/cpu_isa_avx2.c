@@ -42,4 +42,27 @@ static inline void v_store_u8(uint8_t *p, vec v)
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
 }
 
+/*
+ * Row prefix sum, 8 samples a step: a log-step scan inside each 128-bit half, the low
+ * half's total added to the high half, then the running total of the row so far.
+ */
+void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n)
+{
+    __m256i carry = _mm256_setzero_si256();
+    const __m256i last = _mm256_set1_epi32(7);
+    long i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(src + i)));
+        x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+        x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+        __m256i low_total = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, x, 0x08), 0xFF);
+        x = _mm256_add_epi32(_mm256_add_epi32(x, low_total), carry);
+        _mm256_storeu_si256((__m256i *)(dst + i), x);
+        carry = _mm256_permutevar8x32_epi32(x, last);
+    }
+    uint32_t sum = i ? dst[i - 1] : 0;
+    for (; i < n; ++i) dst[i] = sum += src[i];
+}
+
+#define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2
 #include "cpu_isa_body.inc"

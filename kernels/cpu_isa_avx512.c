@@ -39,4 +39,5 @@ static inline void v_store_u16(uint16_t *p, vec v)
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtusepi32_epi16(_mm512_cvtps_epu32(v)));
 }
 
+#define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2
 #include "cpu_isa_body.inc"

@@ -28,10 +28,11 @@ void gs_cpu_workspace_release(gs_cpu_workspace *ws);
 int gs_cpu_smooth_strip(const gs_strip *strip, uint32_t iters, unsigned threads,
                         const gs_cpu_isa *isa, gs_cpu_workspace *ws);
 
-/* Inclusive prefix sum of every row. */
-void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads);
+/* Inclusive prefix sum of every row (isa NULL = the best this CPU runs). */
+void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads, const gs_cpu_isa *isa);
 
 /* Summed-area table rows; column_sums carries per-column totals between strips. */
-void gs_cpu_integral_2d_strip(const gs_strip *strip, void *column_sums, unsigned threads);
+void gs_cpu_integral_2d_strip(const gs_strip *strip, void *column_sums, unsigned threads,
+                              const gs_cpu_isa *isa);
 
 #endif /* GS_CPU_KERNELS_H */

@@ -159,7 +159,8 @@ static void check_integrals(uint32_t w, uint32_t h, uint32_t bits, int all_max)
             else
                 gs_ref_integral_2d_row(in + r * w * ib, ref + r * w * obytes, ref_cols, w, bits, ob);
         }
-        for (unsigned t = 1; t <= 2; ++t) {
+        for (unsigned t = 1; t <= 2; ++t)
+        for (int ii = 0; ii < isa_count; ++ii) {
             memset(out, 0xA5, n * obytes);
             memset(cols, 0, w * obytes);
             /* Uneven strips, so the 2d carry crosses strip boundaries. */
@@ -167,13 +168,13 @@ static void check_integrals(uint32_t w, uint32_t h, uint32_t bits, int all_max)
                 uint32_t rows = (y % 3) + 1 < h - y ? (y % 3) + 1 : h - y;
                 gs_strip s = make_strip(in + (size_t)y * w * ib, out + (size_t)y * w * obytes, w,
                                         rows, bits, ob);
-                if (mode == 0) gs_cpu_integral_rows_strip(&s, t);
-                else gs_cpu_integral_2d_strip(&s, cols, t);
+                if (mode == 0) gs_cpu_integral_rows_strip(&s, t, isas[ii]);
+                else gs_cpu_integral_2d_strip(&s, cols, t, isas[ii]);
                 y += rows;
             }
             if (memcmp(out, ref, n * obytes) != 0)
-                ck_abort_msg("integral %s mismatch: %ux%u bits %u out %u threads %u",
-                             mode ? "2d" : "rows", w, h, bits, ob, t);
+                ck_abort_msg("integral %s mismatch: %ux%u bits %u out %u threads %u isa %s",
+                             mode ? "2d" : "rows", w, h, bits, ob, t, isas[ii]->name);
         }
         if (all_max && mode == 0) {
             /* The last sum of a max-valued row is width x max, exactly. */

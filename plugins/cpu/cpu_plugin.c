@@ -86,7 +86,7 @@ static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_str
     gs_plugin_status st = check_strip(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
-    gs_cpu_integral_rows_strip(s, inst->threads);
+    gs_cpu_integral_rows_strip(s, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }
 
@@ -97,7 +97,7 @@ static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip
     if (st != GS_PLUGIN_OK) return st;
     if (!inst || !column_sums)
         return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
-    gs_cpu_integral_2d_strip(s, column_sums, inst->threads);
+    gs_cpu_integral_2d_strip(s, column_sums, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }
 

@@ -1,0 +1,110 @@
+/* smooth_naive.cu: the naive smoothing baseline for the bench: one launch per pass, one thread per pixel, float32 ping-pong in global memory. */
+#include "cuda_kernels.h"
+#include "stencil_math.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int kNaiveThreads = 256;     /* threads per block along a row */
+constexpr unsigned kMaxGridY = 65535u; /* hardware limit of gridDim.y; rows loop beyond */
+static_assert(kNaiveThreads % 32 == 0, "whole warps");
+
+template <typename T> struct Sample;
+template <> struct Sample<uint8_t> {
+    static constexpr float maxval = 255.0f;
+};
+template <> struct Sample<uint16_t> {
+    static constexpr float maxval = 65535.0f;
+};
+
+template <typename T> __device__ __forceinline__ void store_sample(T *p, float v)
+{
+    *p = (T)gs_quantize(v, Sample<T>::maxval);
+}
+template <> __device__ __forceinline__ void store_sample<float>(float *p, float v) { *p = v; }
+
+/* ---- kernels ---- */
+
+/* One pass: every pixel reads its neighbours from the previous pass in global memory. */
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(kNaiveThreads)
+    smooth_naive_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                        uint32_t width, uint32_t rows)
+{
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    for (uint32_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const Tin *a = (const Tin *)(src + (size_t)y * src_pitch);
+        float m;
+        if (width == 1)
+            m = (float)a[0];
+        else if (x == 0)
+            m = gs_mean2((float)a[0], (float)a[1]);
+        else if (x == width - 1)
+            m = gs_mean2((float)a[x - 1], (float)a[x]);
+        else
+            m = gs_mean3((float)a[x - 1], (float)a[x], (float)a[x + 1]);
+        store_sample((Tout *)(dst + (size_t)y * dst_pitch) + x, m);
+    }
+}
+
+/* ---- host sizing helpers ---- */
+
+template <typename Tin, typename Tout>
+cudaError_t launch_typed(const void *in, size_t ip, void *out, size_t op, uint32_t width,
+                         uint32_t rows, cudaStream_t stream)
+{
+    const dim3 grid((width + kNaiveThreads - 1) / kNaiveThreads,
+                    rows < kMaxGridY ? rows : kMaxGridY);
+    smooth_naive_kernel<Tin, Tout><<<grid, kNaiveThreads, 0, stream>>>(
+        (const char *)in, ip, (char *)out, op, width, rows);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_one(const void *in, size_t ip, uint32_t ik, void *out, size_t op,
+                       uint32_t ok, uint32_t width, uint32_t rows, cudaStream_t stream)
+{
+    if (ik == 8 && ok == 8) return launch_typed<uint8_t, uint8_t>(in, ip, out, op, width, rows, stream);
+    if (ik == 16 && ok == 16)
+        return launch_typed<uint16_t, uint16_t>(in, ip, out, op, width, rows, stream);
+    if (ik == 8 && ok == GS_CUDA_KIND_FLOAT)
+        return launch_typed<uint8_t, float>(in, ip, out, op, width, rows, stream);
+    if (ik == 16 && ok == GS_CUDA_KIND_FLOAT)
+        return launch_typed<uint16_t, float>(in, ip, out, op, width, rows, stream);
+    if (ik == GS_CUDA_KIND_FLOAT && ok == GS_CUDA_KIND_FLOAT)
+        return launch_typed<float, float>(in, ip, out, op, width, rows, stream);
+    if (ik == GS_CUDA_KIND_FLOAT && ok == 8)
+        return launch_typed<float, uint8_t>(in, ip, out, op, width, rows, stream);
+    if (ik == GS_CUDA_KIND_FLOAT && ok == 16)
+        return launch_typed<float, uint16_t>(in, ip, out, op, width, rows, stream);
+    return cudaErrorInvalidValue;
+}
+
+} /* namespace */
+
+/* ---- launchers ---- */
+
+extern "C" size_t gs_cuda_smooth_naive_scratch_bytes(uint32_t width, uint32_t rows,
+                                                     uint32_t iters)
+{
+    return gs_cuda_chain_scratch_bytes(width, rows, iters, 1);
+}
+
+extern "C" cudaError_t gs_cuda_smooth_naive(const void *d_src, size_t src_pitch, void *d_dst,
+                                            size_t dst_pitch, uint32_t width, uint32_t rows,
+                                            uint32_t bits, uint32_t iters, void *d_scratch,
+                                            size_t scratch_bytes, cudaStream_t stream)
+{
+    if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 ||
+        (bits != 8 && bits != 16) || iters > GS_MAX_ITERS ||
+        src_pitch < (size_t)width * (bits / 8) || dst_pitch < (size_t)width * (bits / 8))
+        return cudaErrorInvalidValue;
+    auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
+                   uint32_t /*passes: always 1*/) {
+        return launch_one(in, ip, ik, out, op, ok, width, rows, stream);
+    };
+    return gs_cuda_run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters, 1,
+                             d_scratch, scratch_bytes, stream, one);
+}
