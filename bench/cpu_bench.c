@@ -145,5 +145,26 @@ int main(int argc, char **argv)
            t_fast_int * 1e3, gpx / t_fast_int, t_plain_int / t_fast_int, gpx / t_fast_int / 5.0,
            same_int ? "(bytes match plain)" : "(MISMATCH)");
     printf("%-34s %10.2f %10.2f\n", "gsmooth integral 2d", t_fast_2d * 1e3, gpx / t_fast_2d);
+
+    /* Linearity: time per pixel per pass should stay flat as K and the size grow. */
+    printf("\nlinearity (gsmooth smooth, %u threads)\n%-24s %10s %14s\n", threads, "case", "ms",
+           "ns/px/pass");
+    static const uint32_t ks[] = {1, 3, 10, 30};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i) {
+        double t;
+        TIME_MEDIAN(t, gs_cpu_smooth_strip(&strip, ks[i], threads, NULL, &ws));
+        char name[64];
+        snprintf(name, sizeof name, "%ux%u K=%u", side, side, ks[i]);
+        printf("%-24s %10.2f %14.4f\n", name, t * 1e3, t * 1e9 / px / ks[i]);
+    }
+    for (uint32_t sub = side / 4; sub < side; sub *= 2) {
+        gs_strip part = strip;
+        part.width = part.rows = sub;
+        double t;
+        TIME_MEDIAN(t, gs_cpu_smooth_strip(&part, 3, threads, NULL, &ws));
+        char name[64];
+        snprintf(name, sizeof name, "%ux%u K=3", sub, sub);
+        printf("%-24s %10.2f %14.4f\n", name, t * 1e3, t * 1e9 / ((double)sub * sub) / 3);
+    }
     return same3 && same_int ? 0 : 1;
 }

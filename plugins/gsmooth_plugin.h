@@ -140,9 +140,10 @@ typedef struct gs_plugin_desc {
                                       char *err, size_t err_size);
 
     /* Summed-area table over strips in top-to-bottom order. `column_sums` holds `width`
-     * values of out_bits bits: the sums of each column over all rows of earlier strips
-     * (zeros before the first strip); the call adds this strip's rows to them. NULL if not
-     * in ops. */
+     * values of out_bits bits: the table's row just above this strip, i.e. value x is the
+     * sum of every sample in columns 0..x of all earlier strips' rows (zeros before the
+     * first strip). The call writes the strip's table rows and leaves its last row in
+     * `column_sums`. NULL if not in ops. */
     gs_plugin_status (*integral_2d)(gs_plugin_instance *instance, const gs_strip *strip,
                                     void *column_sums, char *err, size_t err_size);
 

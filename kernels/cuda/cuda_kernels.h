@@ -65,12 +65,14 @@ cudaError_t gs_cuda_smooth_fast(const void *d_src, size_t src_pitch, void *d_dst
                                 size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t bits,
                                 uint32_t iters, void *d_scratch, size_t scratch_bytes,
                                 cudaStream_t stream);
-/* The fast variant with its arithmetic chosen explicitly (the bench times both). */
-cudaError_t gs_cuda_smooth_fast_arith(gs_cuda_fast_arith arith, const void *d_src,
-                                      size_t src_pitch, void *d_dst, size_t dst_pitch,
-                                      uint32_t width, uint32_t rows, uint32_t bits,
-                                      uint32_t iters, void *d_scratch, size_t scratch_bytes,
-                                      cudaStream_t stream);
+/* The fast variant with its choices explicit (the bench times them): the arithmetic, and
+ * whether groups of several warps prefetch their next segment into shared memory with the
+ * bulk-copy engine on a persistent grid (prefetch != 0) or load it directly (0). */
+cudaError_t gs_cuda_smooth_fast_tuned(gs_cuda_fast_arith arith, int prefetch,
+                                      const void *d_src, size_t src_pitch, void *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      uint32_t bits, uint32_t iters, void *d_scratch,
+                                      size_t scratch_bytes, cudaStream_t stream);
 
 /* Bytes of float32 scratch one call of this shape needs (0 when one launch does all
  * passes); scratch rows are padded to GS_CUDA_ALIGN. */
@@ -96,8 +98,8 @@ cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch, void *d_d
 
 /*
  * Summed-area table of a strip, continuing from earlier strips: d_carry holds `width`
- * values of out_bits, the table's row just above this strip (the row prefix of the column
- * sums so far; zeros before the first strip). On return the strip's table is in d_dst and
+ * values of out_bits, the table's row just above this strip (each column's running sum of
+ * the row prefixes so far; zeros before the first strip). On return the strip's table is in d_dst and
  * d_carry holds its last row.
  */
 cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, void *d_dst,

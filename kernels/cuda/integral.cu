@@ -206,7 +206,8 @@ __global__ void __launch_bounds__(kScanThreads)
 /*
  * Column pass of the summed-area table: each thread owns one column, adds it down the rows
  * of the strip starting from d_carry[x], and leaves the last row's value in d_carry[x].
- * Loads of kColumnUnroll rows go out before their dependent adds.
+ * Loads of kColumnUnroll rows go out before their dependent adds. Threads past the row
+ * end skip the work but do not leave early (no thread exits before its warp's others).
  */
 template <typename Tout>
 __global__ void __launch_bounds__(kColumnThreads)
@@ -214,26 +215,27 @@ __global__ void __launch_bounds__(kColumnThreads)
                        Tout *carry)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= width) return;
-    Tout acc = carry[x];
-    uint32_t y = 0;
-    for (; y + kColumnUnroll <= rows; y += kColumnUnroll) {
-        Tout v[kColumnUnroll];
+    if (x < width) {
+        Tout acc = carry[x];
+        uint32_t y = 0;
+        for (; y + kColumnUnroll <= rows; y += kColumnUnroll) {
+            Tout v[kColumnUnroll];
 #pragma unroll
-        for (int i = 0; i < kColumnUnroll; ++i)
-            v[i] = ((const Tout *)(dst + (size_t)(y + i) * dst_pitch))[x];
+            for (int i = 0; i < kColumnUnroll; ++i)
+                v[i] = ((const Tout *)(dst + (size_t)(y + i) * dst_pitch))[x];
 #pragma unroll
-        for (int i = 0; i < kColumnUnroll; ++i) {
-            acc += v[i];
-            ((Tout *)(dst + (size_t)(y + i) * dst_pitch))[x] = acc;
+            for (int i = 0; i < kColumnUnroll; ++i) {
+                acc += v[i];
+                ((Tout *)(dst + (size_t)(y + i) * dst_pitch))[x] = acc;
+            }
         }
+        for (; y < rows; ++y) {
+            Tout *p = (Tout *)(dst + (size_t)y * dst_pitch) + x;
+            acc += *p;
+            *p = acc;
+        }
+        carry[x] = acc;
     }
-    for (; y < rows; ++y) {
-        Tout *p = (Tout *)(dst + (size_t)y * dst_pitch) + x;
-        acc += *p;
-        *p = acc;
-    }
-    carry[x] = acc;
 }
 
 /* ---- host sizing helpers ---- */

@@ -32,6 +32,11 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
+/* gs_cuda_smooth_fast prefetches the next segment with the copy engine (persistent grid)
+ * for launches of at most this many passes, and loads directly above it: measured on an
+ * H200 (bench/NOTES.md), prefetch won at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336)
+ * and lost from K = 10 on (0.797 vs 0.765 ms; 3.50 vs 3.31 ms at K = 50). */
+constexpr uint32_t kPrefetchMaxPasses = 4;
 
 static_assert(kPix % 16 == 0, "a thread's pixels are whole 16-byte vectors of u8");
 static_assert(kMaxGroup % kWarp == 0 && kNarrowBlock % kWarp == 0, "groups are whole warps");
@@ -153,7 +158,15 @@ template <int N> __device__ __forceinline__ uint32_t word_of(const uint4 (&raw)[
  * a vector that starts inside the row lies inside the row's pitch (pitches are multiples
  * of 16), so the row end needs no scalar loads; pixels outside [0, width) become 0 (their
  * results are never used, and zeros keep the arithmetic on its fast path). */
-template <typename T>
+template <bool kShared> __device__ __forceinline__ uint4 load16(const uint4 *p)
+{
+    if constexpr (kShared)
+        return *p; /* shared memory through a generic pointer */
+    else
+        return __ldcs(p); /* global, read once: evict first */
+}
+
+template <typename T, bool kShared = false>
 __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t width,
                                             float (&v)[kPix])
 {
@@ -164,7 +177,7 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
         const long x = xs + (long)i * kPerVec;
-        raw[i] = (x >= 0 && x < (long)width) ? __ldcs((const uint4 *)(p + x))
+        raw[i] = (x >= 0 && x < (long)width) ? load16<kShared>((const uint4 *)(p + x))
                                              : make_uint4(0u, 0u, 0u, 0u);
     }
 #pragma unroll
@@ -181,6 +194,40 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
         for (int i = 0; i < kPix; ++i)
             if (xs + i >= (long)width) v[i] = 0.0f;
     }
+}
+
+/* ---- the bulk-copy (TMA engine) prefetch of the next segment ---- */
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+/* Copy `bytes` (a multiple of 16, both addresses 16-byte aligned) from global memory into
+ * shared memory on the copy engine; completion is counted on the mbarrier. Generic-proxy
+ * reads of the buffer before it (ordered by a barrier) are fenced from the async writes. */
+__device__ __forceinline__ void bulk_load(uint32_t smem_dst, const void *gsrc, uint32_t bytes,
+                                          uint32_t bar)
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+    if (bytes)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], %2, [%3];" ::"r"(smem_dst),
+                     "l"(gsrc), "r"(bytes), "r"(bar)
+                     : "memory");
 }
 
 /* Store the pixels of [xs, xs + kPix) that fall in [xs_lo, x1); the caller guarantees a
@@ -294,9 +341,14 @@ __device__ __forceinline__ void scatter_right_end(float (&v)[kPix], int e, float
  * > 32), or kNarrowBlock / 32 independent one-warp groups. Grid-strided over segments, so
  * any grid size is correct.
  */
-template <typename Tin, typename Tout, class Arith>
+template <typename Tin, typename Tout, class Arith, bool kPrefetch>
 __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
 {
+    /* kPrefetch (groups of several warps, one per block, integer samples): the block's
+     * next segment is copied into shared memory by the copy engine while this one is
+     * smoothed; the grid is persistent (a few blocks per SM stride over the segments). */
+    extern __shared__ __align__(128) unsigned char s_tile[];
+    __shared__ __align__(8) uint64_t s_bar;
     /* Edge pixels of each warp, [pass parity][first, last][warp of the group]. */
     __shared__ float s_edge[2][2][kMaxWarps];
 
@@ -316,6 +368,28 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
     constexpr uint32_t kParityBytes = 2 * kMaxWarps * sizeof(float);
     uint32_t parity_off = 0; /* runs on across segments: no slot reuse without a barrier */
 
+    const uint32_t bar = smem_addr(&s_bar);
+    const uint32_t tile = smem_addr(s_tile);
+    uint32_t bar_parity = 0;
+    /* Segment `seg` of the source: thread 0 queues its bytes inside the row (16-byte
+     * granules, clipped to [0, width rounded up to a granule)) at their place in s_tile. */
+    auto prefetch = [&](uint32_t seg) {
+        const uint32_t row = g.segs_per_row == 1 ? seg : seg / g.segs_per_row;
+        const long xs0 = (long)(seg % g.segs_per_row) * g.out_span - (long)g.halo;
+        const long row_end = ((long)g.width * (long)sizeof(Tin) + 15) / 16 * 16;
+        const long lo = xs0 > 0 ? xs0 * (long)sizeof(Tin) : 0;
+        long hi = (xs0 + (long)g.group * kPix) * (long)sizeof(Tin);
+        if (hi > row_end) hi = row_end;
+        bulk_load(tile + (uint32_t)(lo - xs0 * (long)sizeof(Tin)),
+                  g.src + (size_t)row * g.src_pitch + lo, hi > lo ? (uint32_t)(hi - lo) : 0u,
+                  bar);
+    };
+    if (kPrefetch) {
+        if (threadIdx.x == 0) mbar_init(bar, 1);
+        __syncthreads();
+        if (threadIdx.x == 0 && blockIdx.x < g.segs_total) prefetch(blockIdx.x);
+    }
+
     for (uint32_t base = blockIdx.x * groups_per_block; base < g.segs_total;
          base += gridDim.x * groups_per_block) {
         const uint32_t seg = base + threadIdx.x / g.group;
@@ -325,7 +399,17 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
         const long xs = x0 - (long)g.halo + (long)local * kPix;
 
         float v[kPix];
-        load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
+        if (kPrefetch) {
+            mbar_wait(bar, bar_parity);
+            bar_parity ^= 1u;
+            /* s_tile holds the segment from x = xs0 on: pixel x at (x - xs0) */
+            const long xs0 = xs - (long)local * kPix;
+            load_pixels<Tin, true>((const char *)s_tile - xs0 * (long)sizeof(Tin), xs, g.width, v);
+            __syncthreads(); /* every thread has its pixels: the tile may be refilled */
+            if (threadIdx.x == 0 && seg + gridDim.x < g.segs_total) prefetch(seg + gridDim.x);
+        } else {
+            load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
+        }
 
         /* Row ends held by this thread: x = 0 at element 0; x = width - 1 at e_right. */
         const bool has_left = xs == 0;
@@ -414,13 +498,34 @@ FastGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
 }
 
 template <typename Tin, typename Tout, class Arith>
-cudaError_t launch_typed(FastGeom g, cudaStream_t stream)
+cudaError_t launch_typed(FastGeom g, bool prefetch, cudaStream_t stream)
 {
     const uint32_t block = g.group > kWarp ? g.group : (uint32_t)kNarrowBlock;
     const uint64_t per_block = block / g.group;
     const uint64_t blocks = ((uint64_t)g.segs_total + per_block - 1) / per_block;
-    const unsigned grid = blocks > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)blocks;
-    smooth_fast_kernel<Tin, Tout, Arith><<<grid, block, 0, stream>>>(g);
+    unsigned grid = blocks > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)blocks;
+    if constexpr (sizeof(Tin) <= 2) {
+        if (prefetch && g.group > kWarp) {
+            /* persistent: as many blocks as fit at once, each striding over segments */
+            const size_t smem = (size_t)g.group * kPix * sizeof(Tin);
+            auto kernel = smooth_fast_kernel<Tin, Tout, Arith, true>;
+            cudaError_t e = cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            int dev = 0, sms = 0, per_sm = 0;
+            if (e == cudaSuccess) e = cudaGetDevice(&dev);
+            if (e == cudaSuccess)
+                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+            if (e == cudaSuccess)
+                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block,
+                                                                  smem);
+            if (e != cudaSuccess) return e;
+            const uint64_t resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)sms;
+            if (grid > resident) grid = (unsigned)resident;
+            kernel<<<grid, block, smem, stream>>>(g);
+            return cudaGetLastError();
+        }
+    }
+    smooth_fast_kernel<Tin, Tout, Arith, false><<<grid, block, 0, stream>>>(g);
     return cudaGetLastError();
 }
 
@@ -428,26 +533,26 @@ cudaError_t launch_typed(FastGeom g, cudaStream_t stream)
 template <class Arith>
 cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
                        size_t out_pitch, uint32_t out_kind, uint32_t passes, uint32_t width,
-                       uint32_t rows, cudaStream_t stream)
+                       uint32_t rows, bool prefetch, cudaStream_t stream)
 {
     FastGeom g = plan(width, rows, passes);
     g.src = (const char *)in;
     g.src_pitch = in_pitch;
     g.dst = (char *)out;
     g.dst_pitch = out_pitch;
-    if (in_kind == 8 && out_kind == 8) return launch_typed<uint8_t, uint8_t, Arith>(g, stream);
+    if (in_kind == 8 && out_kind == 8) return launch_typed<uint8_t, uint8_t, Arith>(g, prefetch, stream);
     if (in_kind == 16 && out_kind == 16)
-        return launch_typed<uint16_t, uint16_t, Arith>(g, stream);
+        return launch_typed<uint16_t, uint16_t, Arith>(g, prefetch, stream);
     if (in_kind == 8 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint8_t, float, Arith>(g, stream);
+        return launch_typed<uint8_t, float, Arith>(g, prefetch, stream);
     if (in_kind == 16 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint16_t, float, Arith>(g, stream);
+        return launch_typed<uint16_t, float, Arith>(g, prefetch, stream);
     if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<float, float, Arith>(g, stream);
+        return launch_typed<float, float, Arith>(g, prefetch, stream);
     if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 8)
-        return launch_typed<float, uint8_t, Arith>(g, stream);
+        return launch_typed<float, uint8_t, Arith>(g, prefetch, stream);
     if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 16)
-        return launch_typed<float, uint16_t, Arith>(g, stream);
+        return launch_typed<float, uint16_t, Arith>(g, prefetch, stream);
     return cudaErrorInvalidValue;
 }
 
@@ -464,7 +569,8 @@ bool aligned(const void *p, size_t pitch)
 template <class Arith>
 cudaError_t smooth_fast(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                         uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
-                        void *d_scratch, size_t scratch_bytes, cudaStream_t stream)
+                        void *d_scratch, size_t scratch_bytes, bool prefetch,
+                        cudaStream_t stream)
 {
     if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 ||
         (bits != 8 && bits != 16) || iters > GS_MAX_ITERS)
@@ -480,7 +586,7 @@ cudaError_t smooth_fast(const void *d_src, size_t src_pitch, void *d_dst, size_t
     const uint32_t passes_needed = width == 1 ? 0u : iters;
     auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
                    uint32_t passes) {
-        return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, stream);
+        return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch, stream);
     };
     return gs_cuda_run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
                              passes_needed, max_passes_per_launch(width), d_scratch,
@@ -497,9 +603,9 @@ extern "C" size_t gs_cuda_smooth_fast_scratch_bytes(uint32_t width, uint32_t row
     return gs_cuda_chain_scratch_bytes(width, rows, iters, max_passes_per_launch(width));
 }
 
-extern "C" cudaError_t gs_cuda_smooth_fast_arith(gs_cuda_fast_arith arith, const void *d_src,
-                                                 size_t src_pitch, void *d_dst,
-                                                 size_t dst_pitch, uint32_t width,
+extern "C" cudaError_t gs_cuda_smooth_fast_tuned(gs_cuda_fast_arith arith, int prefetch,
+                                                 const void *d_src, size_t src_pitch,
+                                                 void *d_dst, size_t dst_pitch, uint32_t width,
                                                  uint32_t rows, uint32_t bits, uint32_t iters,
                                                  void *d_scratch, size_t scratch_bytes,
                                                  cudaStream_t stream)
@@ -507,10 +613,10 @@ extern "C" cudaError_t gs_cuda_smooth_fast_arith(gs_cuda_fast_arith arith, const
     switch (arith) {
     case GS_CUDA_ARITH_SHARED:
         return smooth_fast<ArithShared>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                        iters, d_scratch, scratch_bytes, stream);
+                                        iters, d_scratch, scratch_bytes, prefetch != 0, stream);
     case GS_CUDA_ARITH_SHORT:
         return smooth_fast<ArithShort>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                       iters, d_scratch, scratch_bytes, stream);
+                                       iters, d_scratch, scratch_bytes, prefetch != 0, stream);
     }
     return cudaErrorInvalidValue;
 }
@@ -520,9 +626,9 @@ extern "C" cudaError_t gs_cuda_smooth_fast(const void *d_src, size_t src_pitch, 
                                            uint32_t bits, uint32_t iters, void *d_scratch,
                                            size_t scratch_bytes, cudaStream_t stream)
 {
-    return gs_cuda_smooth_fast_arith(GS_CUDA_ARITH_SHORT, d_src, src_pitch, d_dst, dst_pitch,
-                                     width, rows, bits, iters, d_scratch, scratch_bytes,
-                                     stream);
+    return gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, iters <= kPrefetchMaxPasses, d_src,
+                                     src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
+                                     d_scratch, scratch_bytes, stream);
 }
 
 extern "C" cudaError_t gs_cuda_check_short_arith(unsigned long long *d_mismatches,

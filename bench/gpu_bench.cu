@@ -1,0 +1,358 @@
+/* gpu_bench.cu: one table of gsmooth's CUDA kernels on 16384x16384 u8 beside the copy floor and the anchors (naive, CUB, PyTorch), measured in one run. */
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include "cuda_kernels.h"
+
+/*
+ * Usage: gsmooth_gpu_bench [--anchors FILE] [--size N]
+ * FILE holds lines "op<TAB>anchor<TAB>ms" (bench/torch_anchors.py writes them); each op's
+ * row then shows our time over that anchor's. Times are medians of CUDA event pairs after
+ * a warm-up; the input is a smooth gradient plus noise, never zeros.
+ */
+
+namespace {
+
+constexpr int kWarmups = 2;
+constexpr int kRepsFast = 15;   /* runs of sub-10 ms kernels */
+constexpr int kRepsSlow = 4;    /* runs of the naive and seed baselines at large K */
+constexpr double kSlowMs = 20.0; /* a first run longer than this takes kRepsSlow */
+constexpr int kFillThreads = 256;
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+                    cudaGetErrorString(e_));                                               \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* ---- device helpers and kernels ---- */
+
+__device__ uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/* A photo-like test image: two gradients plus +-24 of noise, clamped to 0..255. */
+__global__ void fill_kernel(uint8_t *img, size_t pitch, uint32_t w, uint32_t h)
+{
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w) return;
+    for (uint32_t y = blockIdx.y; y < h; y += gridDim.y) {
+        int v = (int)(x * 160u / w) + (int)(y * 80u / h) + (int)(hash32(y * w + x) % 49u) - 24;
+        img[(size_t)y * pitch + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+}
+
+__global__ void count_diff_kernel(const uint8_t *a, const uint8_t *b, size_t n,
+                                  unsigned long long *count)
+{
+    unsigned long long bad = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        bad += a[i] != b[i];
+    if (bad) atomicAdd(count, bad);
+}
+
+struct RowOf {
+    uint32_t width;
+    __host__ __device__ uint32_t operator()(uint32_t i) const { return i / width; }
+};
+struct Widen {
+    __host__ __device__ uint32_t operator()(uint8_t v) const { return v; }
+};
+
+/* ---- host helpers ---- */
+
+template <class F> double median_ms(F &&run, cudaStream_t s)
+{
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> t;
+    float first = 0;
+    for (int i = 0; i < kWarmups; ++i) {
+        CHECK(cudaEventRecord(a, s));
+        run();
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaEventElapsedTime(&first, a, b));
+    }
+    const int reps = first > kSlowMs ? kRepsSlow : kRepsFast;
+    for (int i = 0; i < reps; ++i) {
+        float ms = 0;
+        CHECK(cudaEventRecord(a, s));
+        run();
+        CHECK(cudaEventRecord(b, s));
+        CHECK(cudaEventSynchronize(b));
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+struct Anchor {
+    char op[64], name[64];
+    double ms;
+};
+
+std::vector<Anchor> read_anchors(const char *path)
+{
+    std::vector<Anchor> v;
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) return v;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        Anchor a;
+        if (sscanf(line, "%63[^\t]\t%63[^\t]\t%lf", a.op, a.name, &a.ms) == 3) v.push_back(a);
+    }
+    fclose(f);
+    return v;
+}
+
+unsigned long long count_diff(const uint8_t *a, const uint8_t *b, size_t n,
+                              unsigned long long *d_count, cudaStream_t s)
+{
+    CHECK(cudaMemsetAsync(d_count, 0, sizeof *d_count, s));
+    count_diff_kernel<<<1024, 256, 0, s>>>(a, b, n, d_count);
+    CHECK(cudaGetLastError());
+    unsigned long long h = 0;
+    CHECK(cudaMemcpyAsync(&h, d_count, sizeof h, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaStreamSynchronize(s));
+    return h;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+    const char *anchors_path = NULL;
+    uint32_t n = 16384;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--anchors") == 0 && i + 1 < argc)
+            anchors_path = argv[++i];
+        else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+            n = (uint32_t)atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: gsmooth_gpu_bench [--anchors FILE] [--size N]\n");
+            return 2;
+        }
+    }
+    const uint32_t W = n, H = n;
+    const size_t px = (size_t)W * H;
+    std::vector<Anchor> anchors = read_anchors(anchors_path);
+
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    printf("device: %s, %d SMs, L2 %d MiB; image %ux%u u8 (%.0f MiB)\n", prop.name,
+           prop.multiProcessorCount, prop.l2CacheSize >> 20, W, H, px / 1048576.0);
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+
+    uint8_t *d_in, *d_out, *d_ref;
+    uint32_t *d_rows, *d_rows_ref;
+    unsigned long long *d_2d, *d_carry, *d_count;
+    CHECK(cudaMalloc(&d_in, px));
+    CHECK(cudaMalloc(&d_out, px));
+    CHECK(cudaMalloc(&d_ref, px));
+    CHECK(cudaMalloc(&d_rows, px * 4));
+    CHECK(cudaMalloc(&d_rows_ref, px * 4));
+    CHECK(cudaMalloc(&d_2d, px * 8));
+    CHECK(cudaMalloc(&d_carry, (size_t)W * 8));
+    CHECK(cudaMalloc(&d_count, sizeof *d_count));
+    const uint32_t kmax = 100;
+    size_t scr = gs_cuda_smooth_naive_scratch_bytes(W, H, kmax);
+    scr = std::max(scr, gs_cuda_smooth_seed_scratch_bytes(W, H, kmax));
+    scr = std::max(scr, gs_cuda_smooth_fast_scratch_bytes(W, H, kmax));
+    void *d_scr = NULL;
+    CHECK(cudaMalloc(&d_scr, scr));
+    fill_kernel<<<dim3((W + kFillThreads - 1) / kFillThreads, 4096), kFillThreads, 0, s>>>(
+        d_in, W, W, H);
+    CHECK(cudaGetLastError());
+
+    /* The exact-arithmetic proof the fast kernel relies on. */
+    CHECK(cudaMemsetAsync(d_count, 0, sizeof *d_count, s));
+    CHECK(gs_cuda_check_short_arith(d_count, s));
+    unsigned long long mism = 0;
+    CHECK(cudaMemcpyAsync(&mism, d_count, sizeof mism, cudaMemcpyDeviceToHost, s));
+    CHECK(cudaStreamSynchronize(s));
+    printf("check: short arithmetic vs stencil_math.h over every float in range: %llu "
+           "mismatches%s\n",
+           mism, mism ? "  <-- FAIL" : "");
+
+    /* Ceilings. */
+    const double copy_ms = median_ms(
+        [&] { CHECK(cudaMemcpyAsync(d_out, d_in, px, cudaMemcpyDeviceToDevice, s)); }, s);
+    const double bw = 2.0 * px / (copy_ms * 1e-3); /* bytes read + written per second */
+    printf("D2D copy: %.3f ms for %.0f MiB -> %.2f TB/s (read + write)\n", copy_ms,
+           px / 1048576.0, bw / 1e12);
+    const double floor_smooth = 2.0 * px / bw * 1e3;
+    const double floor_rows = 5.0 * px / bw * 1e3;
+    const double floor_2d = 9.0 * px / bw * 1e3; /* 255*W*H >= 2^32: u64 table */
+
+    struct Entry {
+        char op[48], impl[48];
+        double ms, floor_ms;
+        int check; /* -1 none, 0 ok, 1 fail */
+    };
+    std::vector<Entry> table;
+    auto add = [&](const char *op, const char *impl, double ms, double fl, int check) {
+        Entry e;
+        snprintf(e.op, sizeof e.op, "%s", op);
+        snprintf(e.impl, sizeof e.impl, "%s", impl);
+        e.ms = ms;
+        e.floor_ms = fl;
+        e.check = check;
+        table.push_back(e);
+    };
+
+    /* Smoothing. */
+    const uint32_t ks[] = {1, 3, 10, 50, 100};
+    for (uint32_t k : ks) {
+        char op[48];
+        snprintf(op, sizeof op, "smooth K=%u", k);
+        const double naive = median_ms(
+            [&] {
+                CHECK(gs_cuda_smooth_naive(d_in, W, d_ref, W, W, H, 8, k, d_scr, scr, s));
+            },
+            s);
+        add(op, "naive global ping-pong", naive, floor_smooth, -1);
+        const double seed = median_ms(
+            [&] { CHECK(gs_cuda_smooth_seed(d_in, W, d_out, W, W, H, 8, k, d_scr, scr, s)); }, s);
+        add(op, "seed (smem + mbarrier)", seed, floor_smooth,
+            count_diff(d_out, d_ref, px, d_count, s) != 0);
+        const double shared = median_ms(
+            [&] {
+                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHARED, 0, d_in, W, d_out, W, W, H,
+                                                8, k, d_scr, scr, s));
+            },
+            s);
+        add(op, "fast, stencil_math.h as is", shared, floor_smooth,
+            count_diff(d_out, d_ref, px, d_count, s) != 0);
+        const double direct = median_ms(
+            [&] {
+                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, 0, d_in, W, d_out, W, W, H, 8,
+                                                k, d_scr, scr, s));
+            },
+            s);
+        add(op, "fast, direct loads", direct, floor_smooth,
+            count_diff(d_out, d_ref, px, d_count, s) != 0);
+        const double bulk = median_ms(
+            [&] {
+                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, 1, d_in, W, d_out, W, W, H, 8,
+                                                k, d_scr, scr, s));
+            },
+            s);
+        add(op, "fast, bulk-copy prefetch", bulk, floor_smooth,
+            count_diff(d_out, d_ref, px, d_count, s) != 0);
+        const double fast = median_ms(
+            [&] { CHECK(gs_cuda_smooth_fast(d_in, W, d_out, W, W, H, 8, k, d_scr, scr, s)); }, s);
+        add(op, "fast (plugin default)", fast, floor_smooth,
+            count_diff(d_out, d_ref, px, d_count, s) != 0);
+    }
+
+    /* Integral rows: CUB's segmented scan as the anchor. */
+    {
+        auto keys = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), RowOf{W});
+        auto vals = thrust::make_transform_iterator(d_in, Widen{});
+        size_t temp_bytes = 0;
+        CHECK(cub::DeviceScan::InclusiveSumByKey(NULL, temp_bytes, keys, vals, d_rows_ref,
+                                                 (int)px, cuda::std::equal_to<>(), s));
+        void *d_temp = NULL;
+        CHECK(cudaMalloc(&d_temp, temp_bytes));
+        const double cub_ms = median_ms(
+            [&] {
+                CHECK(cub::DeviceScan::InclusiveSumByKey(d_temp, temp_bytes, keys, vals,
+                                                         d_rows_ref, (int)px,
+                                                         cuda::std::equal_to<>(), s));
+            },
+            s);
+        add("integral rows u8->u32", "CUB InclusiveSumByKey", cub_ms, floor_rows, -1);
+        const double ours = median_ms(
+            [&] { CHECK(gs_cuda_integral_rows(d_in, W, d_rows, (size_t)W * 4, W, H, 8, 32, s)); },
+            s);
+        add("integral rows u8->u32", "warp-shuffle scan", ours, floor_rows,
+            count_diff((const uint8_t *)d_rows, (const uint8_t *)d_rows_ref, px * 4, d_count, s) !=
+                0);
+        CHECK(cudaFree(d_temp));
+    }
+
+    /* Integral 2d: u64 table (the dtype rule for this size). */
+    {
+        const double ours = median_ms(
+            [&] {
+                CHECK(cudaMemsetAsync(d_carry, 0, (size_t)W * 8, s));
+                CHECK(gs_cuda_integral_2d(d_in, W, d_2d, (size_t)W * 8, W, H, 8, 64, d_carry, s));
+            },
+            s);
+        add("integral 2d u8->u64", "row scan + column pass", ours, floor_2d, -1);
+    }
+
+    /* The table: our rows beside the floor and every anchor of the same op. */
+    printf("\n%-22s %-28s %9s %8s %9s %9s %9s %s\n", "op", "implementation", "ms", "TB/s",
+           "x floor", "naive/it", "torch/it", "check");
+    const char *last_op = "";
+    for (const Entry &e : table) {
+        if (strcmp(e.op, last_op) != 0) {
+            printf("%-22s %-28s %9.3f %8s %9s\n", e.op, "floor (bytes / D2D rate)", e.floor_ms, "",
+                   "1.00");
+            for (const Anchor &a : anchors)
+                if (strcmp(a.op, e.op) == 0)
+                    printf("%-22s %-28s %9.3f %8s %9.2f\n", e.op, a.name, a.ms, "",
+                           a.ms / e.floor_ms);
+            last_op = e.op;
+        }
+        double naive_ms = 0, torch_ms = 0;
+        for (const Entry &o : table)
+            if (strcmp(o.op, e.op) == 0 && strncmp(o.impl, "naive", 5) == 0) naive_ms = o.ms;
+        for (const Anchor &a : anchors)
+            if (strcmp(a.op, e.op) == 0) torch_ms = a.ms;
+        char nbuf[16] = "-", tbuf[16] = "-";
+        if (naive_ms > 0) snprintf(nbuf, sizeof nbuf, "%.1fx", naive_ms / e.ms);
+        if (torch_ms > 0) snprintf(tbuf, sizeof tbuf, "%.1fx", torch_ms / e.ms);
+        printf("%-22s %-28s %9.3f %8.2f %9.2f %9s %9s %s\n", e.op, e.impl, e.ms,
+               e.floor_ms / e.ms * bw / 1e12, e.ms / e.floor_ms, nbuf, tbuf,
+               e.check < 0 ? "" : e.check == 0 ? "same bytes" : "DIFFERS");
+    }
+    for (const Entry &e : table)
+        if (strcmp(e.op, "integral rows u8->u32") == 0 && strcmp(e.impl, "CUB InclusiveSumByKey") == 0)
+            for (const Entry &o : table)
+                if (strcmp(o.op, e.op) == 0 && strcmp(o.impl, "warp-shuffle scan") == 0)
+                    printf("integral rows: CUB/it = %.2fx\n", e.ms / o.ms);
+    const double k1 = table[5].ms; /* the plugin's fast at K=1: sixth entry of the first K */
+    for (const Entry &e : table)
+        if (strncmp(e.impl, "fast (", 6) == 0)
+            printf("linearity: %-12s fast %.3f ms = %.2f x K=1\n", e.op, e.ms, e.ms / k1);
+
+    CHECK(cudaFree(d_scr));
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_ref));
+    CHECK(cudaFree(d_rows));
+    CHECK(cudaFree(d_rows_ref));
+    CHECK(cudaFree(d_2d));
+    CHECK(cudaFree(d_carry));
+    CHECK(cudaFree(d_count));
+    CHECK(cudaStreamDestroy(s));
+    return 0;
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb) into .device/, carried with each device call.
+# Run here, from the repository root, before a device call; bench/run_gpu.sh puts
+# .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
+# on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.
+set -eu
+dest=.device
+mkdir -p "$dest/lib" "$dest/include"
+libdir=/usr/lib/x86_64-linux-gnu
+for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*'; do
+    for f in $libdir/$pattern; do
+        [ -e "$f" ] && cp -a "$f" "$dest/lib/"
+    done
+done
+# Headers for a rebuild there, should the carried binaries fail to run.
+for h in check.h check_stdint.h stb/stb_image.h stb/stb_image_write.h; do
+    if [ -e "/usr/include/$h" ]; then
+        mkdir -p "$dest/include/$(dirname "$h")"
+        cp -a "/usr/include/$h" "$dest/include/$h"
+    fi
+done
+for a in libcheck.a libcheck_pic.a libsubunit.a; do
+    [ -e "$libdir/$a" ] && cp -a "$libdir/$a" "$dest/lib/"
+done
+du -sh "$dest"
+# pkg-config files relative to themselves, so a CMake configure there finds them
+# (bench/run_gpu.sh sets PKG_CONFIG_PATH=.device/pkgconfig).
+mkdir -p "$dest/pkgconfig"
+cat > "$dest/pkgconfig/check.pc" <<'PC'
+prefix=${pcfiledir}/..
+Name: Check
+Description: unit tests for C (carried)
+Version: 0.15.2
+Cflags: -I${prefix}/include -pthread
+Libs: -L${prefix}/lib -lcheck_pic -pthread -lrt -lm -lsubunit
+PC
+cat > "$dest/pkgconfig/stb.pc" <<'PC'
+prefix=${pcfiledir}/..
+Name: stb
+Description: single-file image libraries (carried)
+Version: 0.0
+Cflags: -I${prefix}/include/stb
+Libs: -L${prefix}/lib -lstb
+PC

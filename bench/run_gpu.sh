@@ -1,0 +1,111 @@
+#!/bin/bash
+# run_gpu.sh: THE one script for a GPU machine call: environment, GPU tests, compute-sanitizer, and the benchmark table, all logged under $OUT.
+#
+# Run from the repository root on the GPU machine, with the build made on a development
+# machine carried along (BUILD, default build-cuda, else build) and .device/ prepared by
+# bench/prepare_device_carry.sh. If the carried binaries cannot run there, it rebuilds the
+# CUDA targets in /tmp. Logs: $OUT/env.log, tests.log, sanitizers.log, bench.log,
+# anchors.tsv. Budget: about 8 minutes in all; every step has its own timeout.
+# STEPS=env,tests,bench,sanitize (default all) picks steps.
+set -u
+OUT=${OUT:-/tmp/gsmooth-out}
+mkdir -p "$OUT"
+ROOT=$PWD
+STEPS=${STEPS:-env,tests,bench,sanitize}
+want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PKG_CONFIG_PATH="$ROOT/.device/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PYTHONUNBUFFERED=1 CK_FORK=no
+unset GSMOOTH_CUDA_VARIANT
+status=0
+
+# ---- 1. environment ----
+if want env; then
+    {
+        echo "== nvidia-smi"; nvidia-smi
+        echo "== nvcc"; nvcc --version
+        echo "== compute-sanitizer"; compute-sanitizer --version | head -3
+        echo "== uname"; uname -a
+    } 2>&1 | tee "$OUT/env.log"
+fi
+
+# ---- 2. the build: carried, or rebuilt here ----
+BUILD=${BUILD:-}
+if [ -z "$BUILD" ]; then
+    for b in build-cuda build; do
+        if [ -x "$b/bin/test_cuda" ]; then BUILD=$b; break; fi
+    done
+fi
+CPU_SO=${BUILD:+$BUILD/lib/gsmooth/plugins/gsmooth_cpu.so}
+CUDA_SO=${BUILD:+$BUILD/lib/gsmooth/plugins/gsmooth_cuda.so}
+if [ -z "$BUILD" ] || ! "$BUILD/bin/test_cuda_probe" "$CUDA_SO" > /dev/null 2>&1; then
+    echo "== carried build missing or not runnable here (BUILD='$BUILD'): rebuilding in /tmp/gsbuild"
+    BUILD=/tmp/gsbuild
+    timeout 300 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGSMOOTH_CUDA=ON > "$OUT/rebuild.log" 2>&1 &&
+        timeout 300 cmake --build "$BUILD" --target gsmooth_cpu gsmooth_cuda test_cuda \
+            test_cuda_probe gsmooth_gpu_bench >> "$OUT/rebuild.log" 2>&1 ||
+        { echo "rebuild failed:"; tail -30 "$OUT/rebuild.log"; status=1; }
+    CPU_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cpu.so
+    CUDA_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cuda.so
+fi
+echo "== using build: $BUILD"
+
+# ---- 3. GPU tests ----
+if want tests; then
+    {
+        echo "== test_cuda_probe"
+        timeout 60 "$BUILD/bin/test_cuda_probe" "$CUDA_SO" || status=1
+        echo "== test_cuda (full case list)"
+        start=$(date +%s)
+        timeout 180 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO"; rc=$?
+        echo "test_cuda: exit $rc in $(( $(date +%s) - start )) s"
+        [ $rc -eq 0 ] || status=1
+        if [ -x "$BUILD/bin/test_golden" ] && [ -x "$BUILD/bin/gsmooth" ]; then
+            echo "== test_golden cuda"
+            timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1
+        fi
+    } 2>&1 | tee "$OUT/tests.log"
+    grep -q "exit 0 in" "$OUT/tests.log" || status=1
+fi
+
+# ---- 4. the benchmark table ----
+if want bench; then
+    {
+        echo "== torch anchors"
+        timeout 120 python3 bench/torch_anchors.py "$OUT/anchors.tsv" ||
+            { echo "torch anchors failed"; : > "$OUT/anchors.tsv"; }
+        echo "== gsmooth_gpu_bench"
+        timeout 150 "$BUILD/bin/gsmooth_gpu_bench" --anchors "$OUT/anchors.tsv" || status=1
+    } 2>&1 | tee "$OUT/bench.log"
+fi
+
+# ---- 5. compute-sanitizer on the small case list ----
+if want sanitize; then
+    {
+        for tool in memcheck racecheck synccheck; do
+            echo "== compute-sanitizer --tool $tool (GSMOOTH_TEST_SMALL=1)"
+            # The mbarriers are inline PTX, which the tool does not count from the binary:
+            # without --num-cuda-barriers synccheck overflowed its table (one per block)
+            # and aborted the kernels (run of 2026-11-29, bench/NOTES.md).
+            GSMOOTH_TEST_SMALL=1 timeout 100 compute-sanitizer --tool "$tool" \
+                $( [ "$tool" = synccheck ] && echo --num-cuda-barriers 2 ) \
+                --error-exitcode 99 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO" \
+                > "$OUT/san_$tool.tmp" 2>&1
+            # the whole report (hazard details come first); a failing run's test lines after
+            head -n 80 "$OUT/san_$tool.tmp"
+            tail -n 6 "$OUT/san_$tool.tmp"
+            if grep -Eq "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors" \
+                "$OUT/san_$tool.tmp"; then
+                echo "SANITIZER $tool: 0 errors"
+            else
+                echo "SANITIZER $tool: ERRORS (or no summary)"
+                status=1
+            fi
+            rm -f "$OUT/san_$tool.tmp"
+        done
+    } 2>&1 | tee "$OUT/sanitizers.log"
+    grep -q "ERRORS" "$OUT/sanitizers.log" && status=1
+fi
+
+echo "run_gpu.sh: status $status"
+exit $status

@@ -1,0 +1,30 @@
+# tests/cuda_tests.cmake: the CUDA plugin's tests, included from tests/CMakeLists.txt only when the plugin is built.
+# test_cuda compares the CUDA plugin with the CPU plugin byte for byte (label gpu; exits 77,
+# a skip, without a CUDA device); test_cuda_probe checks the ABI and probe on any machine,
+# GPU or not (label cuda). GS_CPU_PLUGIN / GS_CUDA_PLUGIN may name other builds of them.
+if(NOT DEFINED GS_CPU_PLUGIN)
+  set(GS_CPU_PLUGIN $<TARGET_FILE:gsmooth_cpu>)
+endif()
+if(NOT DEFINED GS_CUDA_PLUGIN)
+  set(GS_CUDA_PLUGIN $<TARGET_FILE:gsmooth_cuda>)
+endif()
+
+add_executable(test_cuda ${CMAKE_CURRENT_LIST_DIR}/test_cuda.c)
+target_include_directories(test_cuda PRIVATE ${PROJECT_SOURCE_DIR}/plugins)
+target_link_libraries(test_cuda PRIVATE PkgConfig::CHECK ${CMAKE_DL_LIBS})
+add_dependencies(test_cuda gsmooth_cpu gsmooth_cuda)
+add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS_CUDA_PLUGIN})
+set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
+  ENVIRONMENT "GSMOOTH_CUDA_VARIANT=;CK_FORK=no")
+
+add_executable(test_cuda_probe ${CMAKE_CURRENT_LIST_DIR}/test_cuda_probe.c)
+target_include_directories(test_cuda_probe PRIVATE ${PROJECT_SOURCE_DIR}/plugins)
+target_link_libraries(test_cuda_probe PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(test_cuda_probe gsmooth_cuda)
+add_test(NAME cuda_probe COMMAND $<TARGET_FILE:test_cuda_probe> ${GS_CUDA_PLUGIN})
+set_tests_properties(cuda_probe PROPERTIES LABELS "cuda")
+
+# The CLI with the CUDA plugin present: explicit --backend cuda, and auto's choice.
+add_test(NAME cuda_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cuda_cli_test.sh
+  $<TARGET_FILE:gsmooth> ${PROJECT_SOURCE_DIR}/tests/golden)
+set_tests_properties(cuda_cli PROPERTIES LABELS "cuda" ENVIRONMENT "GSMOOTH_BACKEND=")

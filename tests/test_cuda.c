@@ -1,0 +1,414 @@
+/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte, through the plugin ABI (both smoothing variants, integral rows and 2d). */
+#define _GNU_SOURCE /* RTLD_NODELETE, setenv */
+#include <check.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsmooth_plugin.h"
+
+/*
+ * Usage: test_cuda CPU_PLUGIN.so CUDA_PLUGIN.so. Exits 77 (ctest's skip) when the CUDA
+ * plugin's probe fails. GSMOOTH_TEST_SMALL=1 runs a reduced case list, small enough for
+ * compute-sanitizer. Check runs in-process (CK_NOFORK): a CUDA context does not survive
+ * fork, and the instances are made once, in main.
+ */
+
+#define ERR_LEN 512
+#define SKIP_CODE 77
+
+typedef enum { VAR_SEED, VAR_FAST, VAR_COUNT } variant;
+static const char *const variant_name[VAR_COUNT] = {"seed", "fast"};
+
+/* Everything the tests share, set up in main before the runner starts. */
+static const gs_plugin_desc *g_cpu, *g_cuda;
+static gs_plugin_instance *g_cpu_inst;
+static gs_plugin_instance *g_cuda_inst[VAR_COUNT];
+static int g_small;
+
+/* ---- case lists ---- */
+
+/* Smoothing: widths around each variant's tile (seed 4096; fast one-warp group 1024 and
+ * one-block span 32768) and the row ends; the heaviest shapes only with small K. */
+typedef struct { uint32_t width, height, iters, bits; } smooth_case;
+typedef struct { uint32_t width, height, in_bits, out_bits; } integral_case;
+
+static smooth_case *g_smooth;
+static int g_smooth_n;
+static integral_case *g_integral;
+static int g_integral_n;
+
+static void add_smooth(uint32_t w, uint32_t h, uint32_t k, uint32_t bits)
+{
+    g_smooth = realloc(g_smooth, (size_t)(g_smooth_n + 1) * sizeof *g_smooth);
+    if (!g_smooth) abort();
+    g_smooth[g_smooth_n++] = (smooth_case){w, h, k, bits};
+}
+
+static void add_integral(uint32_t w, uint32_t h, uint32_t in_bits, uint32_t out_bits)
+{
+    g_integral = realloc(g_integral, (size_t)(g_integral_n + 1) * sizeof *g_integral);
+    if (!g_integral) abort();
+    g_integral[g_integral_n++] = (integral_case){w, h, in_bits, out_bits};
+}
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void build_cases(void)
+{
+    static const uint32_t widths[] = {1,     2,     31,    32,    33,    1023,  1024, 1025,
+                                      4095,  4096,  4097,  32767, 32768, 32769, 100003};
+    static const uint32_t iters[] = {0, 1, 2, 3, 7, 64, 1000};
+    static const uint32_t tall_widths[] = {1, 33, 1025, 4097};
+    static const uint32_t tall_iters[] = {0, 3, 64};
+    static const uint32_t small_widths[] = {1, 2, 33, 1025, 4097, 32769};
+    static const uint32_t small_iters[] = {0, 1, 3, 33};
+    static const uint32_t int_widths[] = {1,    2,     31,    32,    33,    511,   512,
+                                          513,  2047,  2048,  2049,  16383, 16384, 16385,
+                                          100003};
+    static const uint32_t int_small[] = {1, 33, 2049, 16385};
+
+    for (int b = 8; b <= 16; b += 8) {
+        if (g_small) {
+            for (int w = 0; w < COUNT(small_widths); ++w)
+                for (int k = 0; k < COUNT(small_iters); ++k)
+                    add_smooth(small_widths[w], 3, small_iters[k], (uint32_t)b);
+            continue;
+        }
+        for (int h = 0; h < 2; ++h)
+            for (int w = 0; w < COUNT(widths); ++w)
+                for (int k = 0; k < COUNT(iters); ++k)
+                    add_smooth(widths[w], h == 0 ? 1 : 7, iters[k], (uint32_t)b);
+        for (int w = 0; w < COUNT(tall_widths); ++w)
+            for (int k = 0; k < COUNT(tall_iters); ++k)
+                add_smooth(tall_widths[w], 3000, tall_iters[k], (uint32_t)b);
+        add_smooth(32769, 3000, 3, (uint32_t)b);
+        add_smooth(100003, 3000, 3, (uint32_t)b);
+        add_smooth(33, 3000, 1000, (uint32_t)b);
+    }
+
+    const uint32_t *iw = g_small ? int_small : int_widths;
+    const int in = g_small ? COUNT(int_small) : COUNT(int_widths);
+    for (int w = 0; w < in; ++w) {
+        const uint32_t heights[] = {1, 7, 300};
+        for (int h = 0; h < (g_small ? 2 : 3); ++h) {
+            /* the dtype rule's pairs, and the two the ABI also allows */
+            add_integral(iw[w], heights[h], 8, 32);
+            add_integral(iw[w], heights[h], 16, 64);
+            add_integral(iw[w], heights[h], 8, 64);
+            add_integral(iw[w], heights[h], 16, 32);
+        }
+    }
+}
+
+/* ---- images ---- */
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next_rand(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+
+typedef struct {
+    uint32_t width, height, bits;
+    size_t stride; /* bytes, padded past the row so strides are exercised */
+    uint8_t *data;
+} image;
+
+/* Random samples, with every fifth row at the maximum value (sums and clamps at the top)
+ * and every seventh row a slow gradient (long runs the stencil barely changes). */
+static image make_image(uint32_t w, uint32_t h, uint32_t bits)
+{
+    image im = {w, h, bits, (size_t)w * (bits / 8) + 8 * (next_rand() % 3), NULL};
+    im.data = malloc(im.stride * h);
+    ck_assert_ptr_nonnull(im.data);
+    const uint32_t maxval = bits == 16 ? 65535u : 255u;
+    for (uint32_t y = 0; y < h; ++y) {
+        uint8_t *row = im.data + (size_t)y * im.stride;
+        for (uint32_t x = 0; x < w; ++x) {
+            uint32_t v;
+            if (y % 5 == 4)
+                v = maxval;
+            else if (y % 7 == 6)
+                v = (uint32_t)((uint64_t)x * maxval / (w > 1 ? w - 1 : 1));
+            else
+                v = (uint32_t)(next_rand() % (maxval + 1));
+            if (bits == 16)
+                ((uint16_t *)row)[x] = (uint16_t)v;
+            else
+                row[x] = (uint8_t)v;
+        }
+    }
+    return im;
+}
+
+static uint8_t *alloc_out(const image *im, uint32_t out_bits, size_t *stride)
+{
+    *stride = (size_t)im->width * (out_bits / 8) + 16;
+    uint8_t *p = malloc(*stride * im->height);
+    ck_assert_ptr_nonnull(p);
+    memset(p, 0xA5, *stride * im->height); /* poison: unwritten bytes show */
+    return p;
+}
+
+static gs_strip strip_of(const image *im, uint32_t y0, uint32_t rows, uint32_t out_bits,
+                         uint8_t *dst, size_t dst_stride)
+{
+    gs_strip s;
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.abi_major = GS_PLUGIN_ABI_MAJOR;
+    s.abi_minor = GS_PLUGIN_ABI_MINOR;
+    s.width = im->width;
+    s.rows = rows;
+    s.in_bits = im->bits;
+    s.out_bits = out_bits;
+    s.src = im->data + (size_t)y0 * im->stride;
+    s.src_stride = im->stride;
+    s.dst = dst + (size_t)y0 * dst_stride;
+    s.dst_stride = dst_stride;
+    return s;
+}
+
+/* First differing row/column of two outputs, or -1. */
+static long first_diff(const uint8_t *a, const uint8_t *b, size_t stride, uint32_t h,
+                       size_t row_bytes, uint32_t *col_byte)
+{
+    for (uint32_t y = 0; y < h; ++y) {
+        const uint8_t *ra = a + (size_t)y * stride, *rb = b + (size_t)y * stride;
+        if (memcmp(ra, rb, row_bytes) != 0) {
+            for (size_t i = 0; i < row_bytes; ++i)
+                if (ra[i] != rb[i]) {
+                    *col_byte = (uint32_t)i;
+                    break;
+                }
+            return (long)y;
+        }
+    }
+    return -1;
+}
+
+/* ---- smoothing ---- */
+
+START_TEST(smooth_matches_cpu)
+{
+    const smooth_case c = g_smooth[_i];
+    image im = make_image(c.width, c.height, c.bits);
+    size_t stride;
+    uint8_t *want = alloc_out(&im, c.bits, &stride);
+    char err[ERR_LEN] = "";
+    gs_strip s = strip_of(&im, 0, c.height, c.bits, want, stride);
+    ck_assert_msg(g_cpu->smooth_rows(g_cpu_inst, &s, c.iters, err, sizeof err) == GS_PLUGIN_OK,
+                  "cpu: %s", err);
+    for (int v = 0; v < VAR_COUNT; ++v) {
+        uint8_t *got = alloc_out(&im, c.bits, &stride);
+        s = strip_of(&im, 0, c.height, c.bits, got, stride);
+        gs_plugin_status st = g_cuda->smooth_rows(g_cuda_inst[v], &s, c.iters, err, sizeof err);
+        ck_assert_msg(st == GS_PLUGIN_OK, "cuda %s: %s", variant_name[v], err);
+        uint32_t col = 0;
+        const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.bits / 8), &col);
+        ck_assert_msg(y < 0, "%s: %ux%u %u-bit K=%u differs at row %ld, x %u", variant_name[v],
+                      c.width, c.height, c.bits, c.iters, y, col / (c.bits / 8));
+        free(got);
+    }
+    free(want);
+    free(im.data);
+}
+END_TEST
+
+/* ---- integrals ---- */
+
+START_TEST(integral_rows_match_cpu)
+{
+    const integral_case c = g_integral[_i];
+    image im = make_image(c.width, c.height, c.in_bits);
+    size_t stride;
+    uint8_t *want = alloc_out(&im, c.out_bits, &stride);
+    uint8_t *got = alloc_out(&im, c.out_bits, &stride);
+    char err[ERR_LEN] = "";
+    gs_strip s = strip_of(&im, 0, c.height, c.out_bits, want, stride);
+    ck_assert_msg(g_cpu->integral_rows(g_cpu_inst, &s, err, sizeof err) == GS_PLUGIN_OK, "cpu: %s",
+                  err);
+    s = strip_of(&im, 0, c.height, c.out_bits, got, stride);
+    ck_assert_msg(g_cuda->integral_rows(g_cuda_inst[VAR_FAST], &s, err, sizeof err) == GS_PLUGIN_OK,
+                  "cuda: %s", err);
+    uint32_t col = 0;
+    const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.out_bits / 8), &col);
+    ck_assert_msg(y < 0, "integral rows %ux%u %u->%u differs at row %ld, x %u", c.width, c.height,
+                  c.in_bits, c.out_bits, y, col / (c.out_bits / 8));
+    free(want);
+    free(got);
+    free(im.data);
+}
+END_TEST
+
+/* The summed-area table in strips of uneven heights, so the column sums carry. */
+START_TEST(integral_2d_matches_cpu)
+{
+    const integral_case c = g_integral[_i];
+    image im = make_image(c.width, c.height, c.in_bits);
+    size_t stride;
+    uint8_t *want = alloc_out(&im, c.out_bits, &stride);
+    uint8_t *got = alloc_out(&im, c.out_bits, &stride);
+    const size_t sums_bytes = (size_t)c.width * (c.out_bits / 8);
+    void *sums_cpu = calloc(1, sums_bytes), *sums_cuda = calloc(1, sums_bytes);
+    ck_assert(sums_cpu && sums_cuda);
+    static const uint32_t strip_rows[] = {1, 5, 64, 3, 1000};
+    char err[ERR_LEN] = "";
+    uint32_t y0 = 0;
+    for (int k = 0; y0 < c.height; k = (k + 1) % COUNT(strip_rows)) {
+        uint32_t n = strip_rows[k];
+        if (n > c.height - y0) n = c.height - y0;
+        gs_strip s = strip_of(&im, y0, n, c.out_bits, want, stride);
+        ck_assert_msg(g_cpu->integral_2d(g_cpu_inst, &s, sums_cpu, err, sizeof err) == GS_PLUGIN_OK,
+                      "cpu: %s", err);
+        s = strip_of(&im, y0, n, c.out_bits, got, stride);
+        ck_assert_msg(g_cuda->integral_2d(g_cuda_inst[VAR_FAST], &s, sums_cuda, err, sizeof err) ==
+                          GS_PLUGIN_OK,
+                      "cuda: %s", err);
+        ck_assert_msg(memcmp(sums_cpu, sums_cuda, sums_bytes) == 0,
+                      "2d %ux%u %u->%u: column sums differ after rows %u..%u", c.width, c.height,
+                      c.in_bits, c.out_bits, y0, y0 + n - 1);
+        y0 += n;
+    }
+    uint32_t col = 0;
+    const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.out_bits / 8), &col);
+    ck_assert_msg(y < 0, "integral 2d %ux%u %u->%u differs at row %ld, x %u", c.width, c.height,
+                  c.in_bits, c.out_bits, y, col / (c.out_bits / 8));
+    free(sums_cpu);
+    free(sums_cuda);
+    free(want);
+    free(got);
+    free(im.data);
+}
+END_TEST
+
+/* ---- errors and timings ---- */
+
+START_TEST(bad_arguments_are_refused)
+{
+    char err[ERR_LEN] = "";
+    uint8_t px[4] = {1, 2, 3, 4}, out[4];
+    image im = {4, 1, 8, 4, px};
+    gs_strip s = strip_of(&im, 0, 1, 8, out, 4);
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], NULL, 3, err, sizeof err),
+                     GS_PLUGIN_ERR_INVALID);
+    ck_assert(err[0] != '\0');
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 100001, err, sizeof err),
+                     GS_PLUGIN_ERR_INVALID);
+    s.out_bits = 16;
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 3, err, sizeof err),
+                     GS_PLUGIN_ERR_UNSUPPORTED);
+    s.out_bits = 8;
+    s.src_stride = 2;
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 3, err, sizeof err),
+                     GS_PLUGIN_ERR_INVALID);
+    s.src_stride = 4;
+    ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst[VAR_FAST], &s, NULL, err, sizeof err),
+                     GS_PLUGIN_ERR_UNSUPPORTED); /* out_bits 8 is no integral depth */
+
+    setenv("GSMOOTH_CUDA_VARIANT", "quantum", 1);
+    gs_plugin_instance *inst = NULL;
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1};
+    ck_assert_int_eq(g_cuda->create(&cfg, &inst, err, sizeof err), GS_PLUGIN_ERR_INVALID);
+    ck_assert_ptr_null(inst);
+    ck_assert_ptr_nonnull(strstr(err, "GSMOOTH_CUDA_VARIANT"));
+    unsetenv("GSMOOTH_CUDA_VARIANT");
+    g_cuda->destroy(NULL); /* a no-op */
+}
+END_TEST
+
+START_TEST(timings_add_up)
+{
+    if (!g_cuda->timings) return;
+    gs_plugin_timings t = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
+    g_cuda->timings(g_cuda_inst[VAR_FAST], &t);
+    ck_assert_msg(t.kernel_ns > 0 && t.upload_ns > 0 && t.download_ns > 0,
+                  "timings after the suite: upload %llu, kernel %llu, download %llu ns",
+                  (unsigned long long)t.upload_ns, (unsigned long long)t.kernel_ns,
+                  (unsigned long long)t.download_ns);
+}
+END_TEST
+
+/* ---- set-up ---- */
+
+static const gs_plugin_desc *load(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h) {
+        fprintf(stderr, "test_cuda: %s\n", dlerror());
+        return NULL;
+    }
+    gs_plugin_entry_fn entry = (gs_plugin_entry_fn)dlsym(h, GS_PLUGIN_ENTRY_NAME);
+    if (!entry) {
+        fprintf(stderr, "test_cuda: %s: no %s\n", path, GS_PLUGIN_ENTRY_NAME);
+        return NULL;
+    }
+    return entry();
+}
+
+static gs_plugin_instance *make(const gs_plugin_desc *d, const char *variant_env)
+{
+    char err[ERR_LEN] = "";
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1};
+    gs_plugin_instance *inst = NULL;
+    if (variant_env) setenv("GSMOOTH_CUDA_VARIANT", variant_env, 1);
+    gs_plugin_status st = d->create(&cfg, &inst, err, sizeof err);
+    if (variant_env) unsetenv("GSMOOTH_CUDA_VARIANT");
+    if (st != GS_PLUGIN_OK) fprintf(stderr, "test_cuda: create %s: %s\n", d->name, err);
+    return inst;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cuda CPU_PLUGIN.so CUDA_PLUGIN.so\n");
+        return 2;
+    }
+    g_small = getenv("GSMOOTH_TEST_SMALL") && strcmp(getenv("GSMOOTH_TEST_SMALL"), "1") == 0;
+    g_cpu = load(argv[1]);
+    g_cuda = load(argv[2]);
+    if (!g_cpu || !g_cuda) return 1;
+    char why[ERR_LEN] = "";
+    if (g_cuda->probe(why, sizeof why) != GS_PLUGIN_OK) {
+        printf("skipped: no CUDA device (%s)\n", why);
+        return SKIP_CODE;
+    }
+    printf("test_cuda: %s%s\n", why, g_small ? " (small case list)" : "");
+    g_cpu_inst = make(g_cpu, NULL);
+    for (int v = 0; v < VAR_COUNT; ++v) g_cuda_inst[v] = make(g_cuda, variant_name[v]);
+    if (!g_cpu_inst || !g_cuda_inst[VAR_SEED] || !g_cuda_inst[VAR_FAST]) return 1;
+    build_cases();
+
+    Suite *suite = suite_create("cuda");
+    TCase *tc = tcase_create("smooth");
+    tcase_set_timeout(tc, 0);
+    tcase_add_loop_test(tc, smooth_matches_cpu, 0, g_smooth_n);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("integral");
+    tcase_set_timeout(tc, 0);
+    tcase_add_loop_test(tc, integral_rows_match_cpu, 0, g_integral_n);
+    tcase_add_loop_test(tc, integral_2d_matches_cpu, 0, g_integral_n);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("api");
+    tcase_add_test(tc, bad_arguments_are_refused);
+    tcase_add_test(tc, timings_add_up);
+    suite_add_tcase(suite, tc);
+
+    SRunner *sr = srunner_create(suite);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+
+    for (int v = 0; v < VAR_COUNT; ++v) g_cuda->destroy(g_cuda_inst[v]);
+    g_cpu->destroy(g_cpu_inst);
+    free(g_smooth);
+    free(g_integral);
+    return failed == 0 ? 0 : 1;
+}
