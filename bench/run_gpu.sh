@@ -11,7 +11,7 @@ set -u
 OUT=${OUT:-/tmp/gsmooth-out}
 mkdir -p "$OUT"
 ROOT=$PWD
-STEPS=${STEPS:-env,tests,bench,sanitize}
+STEPS=${STEPS:-env,tests,cpu,bench,sanitize,e2e}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PKG_CONFIG_PATH="$ROOT/.device/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -68,6 +68,14 @@ if want tests; then
     grep -q "exit 0 in" "$OUT/tests.log" || status=1
 fi
 
+# ---- 3b. the CPU kernels on this host's CPU (AVX-512 where it has it) ----
+if want cpu; then
+    {
+        echo "== test_kernels (every instruction set this CPU runs)"
+        timeout 120 "$BUILD/bin/test_kernels" || status=1
+    } 2>&1 | tee "$OUT/cpu.log"
+fi
+
 # ---- 4. the benchmark table ----
 if want bench; then
     {
@@ -105,6 +113,11 @@ if want sanitize; then
         done
     } 2>&1 | tee "$OUT/sanitizers.log"
     grep -q "ERRORS" "$OUT/sanitizers.log" && status=1
+fi
+
+# ---- 6. end to end through the CLI, batch, and auto's threshold ----
+if want e2e; then
+    timeout 240 bash bench/e2e_gpu.sh "$BUILD" "$OUT" 2>&1 | tee "$OUT/e2e.log"
 fi
 
 echo "run_gpu.sh: status $status"

@@ -22,6 +22,20 @@
  */
 GS_HD float gs_mean3(float l, float c, float r) { return ((l + c) + r) / 3.0f; }
 
+/*
+ * s / 3 without a divide, for the fast paths: q = s * (1/3), r = s - 3q exactly (one fma),
+ * q + r / 3 (one fma). It gives the bits of IEEE s / 3.0f for every float 0 <= s <= 3 x
+ * 65535 (all sums a pass can form), proven exhaustively by tests/test_kernels.c on the CPU
+ * and by gs_cuda_check_short_arith on the GPU. The SIMD CPU paths run these same three
+ * operations on vectors (kernels/cpu_isa_body.inc).
+ */
+GS_HD float gs_div3_fma(float s)
+{
+    const float third = 1.0f / 3.0f;
+    float q = s * third;
+    return fmaf(fmaf(-q, 3.0f, s), third, q);
+}
+
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
 GS_HD float gs_mean2(float l, float r) { return (l + r) * 0.5f; }
 

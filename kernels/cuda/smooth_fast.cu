@@ -101,16 +101,9 @@ struct ArithShared {
 };
 
 struct ArithShort {
-    static __device__ __forceinline__ float div3(float s)
-    {
-        const float third = 1.0f / 3.0f;
-        float q = __fmul_rn(s, third);
-        float r = __fmaf_rn(-q, 3.0f, s);
-        return __fmaf_rn(r, third, q);
-    }
     static __device__ __forceinline__ float mean3(float l, float c, float r)
     {
-        return div3(__fadd_rn(__fadd_rn(l, c), r)); /* (l + c) + r, as gs_mean3 */
+        return gs_div3_fma(__fadd_rn(__fadd_rn(l, c), r)); /* (l + c) + r, as gs_mean3 */
     }
     static __device__ __forceinline__ uint32_t quantize(float v, float /*maxval*/)
     {

@@ -7,6 +7,7 @@
 #include "parallel.h"
 #include "gsmooth_plugin.h"
 #include "stencil_math.h"
+#include "strip_check.h"
 
 struct gs_plugin_instance {
     unsigned threads;        /* worker threads; 0 = all cores */
@@ -18,25 +19,6 @@ static gs_plugin_status fail(char *err, size_t err_size, gs_plugin_status st, co
 {
     if (err && err_size) snprintf(err, err_size, "%s", msg);
     return st;
-}
-
-/* The checks every operation shares: header, sizes, depths, strides. */
-static gs_plugin_status check_strip(const gs_strip *s, int integral, char *err, size_t err_size)
-{
-    if (!s || !s->src || !s->dst)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null strip or buffer");
-    if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "strip struct from another ABI");
-    if (s->width == 0 || s->rows == 0)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "empty strip");
-    if (s->in_bits != 8 && s->in_bits != 16)
-        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "input depth must be 8 or 16 bits");
-    if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
-        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "unsupported output depth");
-    if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
-        s->dst_stride < (size_t)s->width * (s->out_bits / 8))
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "stride shorter than a row");
-    return GS_PLUGIN_OK;
 }
 
 static gs_plugin_status cpu_probe(char *err, size_t err_size)
@@ -70,7 +52,7 @@ static void cpu_destroy(gs_plugin_instance *inst)
 static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,
                                    char *err, size_t err_size)
 {
-    gs_plugin_status st = check_strip(s, 0, err, err_size);
+    gs_plugin_status st = gs_strip_check(s, 0, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     if (iters > GS_MAX_ITERS)
@@ -83,7 +65,7 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
 static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
                                           char *err, size_t err_size)
 {
-    gs_plugin_status st = check_strip(s, 1, err, err_size);
+    gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     gs_cpu_integral_rows_strip(s, inst->threads, inst->isa);
@@ -93,7 +75,7 @@ static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_str
 static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
                                         void *column_sums, char *err, size_t err_size)
 {
-    gs_plugin_status st = check_strip(s, 1, err, err_size);
+    gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst || !column_sums)
         return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");

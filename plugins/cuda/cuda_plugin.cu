@@ -7,6 +7,7 @@
 
 #include "cuda_kernels.h"
 #include "gsmooth_plugin.h"
+#include "strip_check.h"
 #include "integral_dtype.h"
 #include "stencil_math.h"
 
@@ -422,20 +423,7 @@ gs_plugin_status check_strip(const gs_plugin_instance *inst, const gs_strip *s, 
                              char *err, size_t err_size)
 {
     if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
-    if (!s || !s->src || !s->dst)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null strip or buffer");
-    if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "strip struct from another ABI");
-    if (s->width == 0 || s->rows == 0)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "empty strip");
-    if (s->in_bits != 8 && s->in_bits != 16)
-        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "input depth must be 8 or 16 bits");
-    if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
-        return fail(err, err_size, GS_PLUGIN_ERR_UNSUPPORTED, "unsupported output depth");
-    if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
-        s->dst_stride < (size_t)s->width * (s->out_bits / 8))
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "stride shorter than a row");
-    return GS_PLUGIN_OK;
+    return gs_strip_check(s, integral, err, err_size);
 }
 
 gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,

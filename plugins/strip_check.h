@@ -1,0 +1,32 @@
+/* strip_check.h: the argument checks every gsmooth-shipped plugin makes on a strip (not part of the ABI: third-party plugins need only gsmooth_plugin.h). */
+#ifndef GS_STRIP_CHECK_H
+#define GS_STRIP_CHECK_H
+
+#include <stdio.h>
+
+#include "gsmooth_plugin.h"
+
+/* GS_PLUGIN_OK, or the status and one line in err: null pointers, a struct from another
+ * ABI, an empty strip, depths the operation cannot take, strides shorter than a row. */
+static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, char *err,
+                                              size_t err_size)
+{
+    const char *why = NULL;
+    gs_plugin_status st = GS_PLUGIN_ERR_INVALID;
+    if (!s || !s->src || !s->dst) why = "null strip or buffer";
+    else if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
+        why = "strip struct from another ABI";
+    else if (s->width == 0 || s->rows == 0) why = "empty strip";
+    else if (s->in_bits != 8 && s->in_bits != 16)
+        why = "input depth must be 8 or 16 bits", st = GS_PLUGIN_ERR_UNSUPPORTED;
+    else if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
+        why = "unsupported output depth", st = GS_PLUGIN_ERR_UNSUPPORTED;
+    else if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
+             s->dst_stride < (size_t)s->width * (s->out_bits / 8))
+        why = "stride shorter than a row";
+    if (!why) return GS_PLUGIN_OK;
+    if (err && err_size) snprintf(err, err_size, "%s", why);
+    return st;
+}
+
+#endif /* GS_STRIP_CHECK_H */
