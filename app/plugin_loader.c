@@ -176,6 +176,12 @@ static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
     return GS_OK;
 }
 
+uint64_t gs_auto_cuda_min_work(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return (uint64_t)(cores > 0 ? cores : 1) * GS_AUTO_CUDA_WORK_PER_CORE;
+}
+
 gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,
                             uint64_t work, gs_backend *scratch, gs_backend **chosen,
                             char *note, size_t note_size, char *err, size_t err_size)
@@ -197,11 +203,12 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
         return usable(b, ops, err, err_size);
     }
     gs_backend *cuda = find(list, "cuda");
-    if (cuda && usable(cuda, ops, NULL, 0) == GS_OK && work >= GS_AUTO_CUDA_MIN_WORK) {
+    const int big = work >= gs_auto_cuda_min_work();
+    if (cuda && big && usable(cuda, ops, NULL, 0) == GS_OK) {
         *chosen = cuda;
         return GS_OK;
     }
-    if (cuda && !cuda->available && work >= GS_AUTO_CUDA_MIN_WORK)
+    if (cuda && big && !cuda->available)
         snprintf(note, note_size, "CUDA backend unavailable (%s); using the CPU", cuda->probe_msg);
     gs_backend *cpu = find(list, "cpu");
     if (!cpu)

@@ -8,9 +8,14 @@
 #include "gsmooth_plugin.h"
 #include "status.h"
 
-/* Work (pixels x passes) from which `auto` prefers CUDA over the CPU: below it, device
- * start-up costs more than it saves. Value: see bench/NOTES.md ("auto threshold"). */
-#define GS_AUTO_CUDA_MIN_WORK (UINT64_C(1) << 26)
+/* Work (pixels x passes) per CPU core from which `auto` prefers CUDA: below cores x this,
+ * CUDA's start-up (about 60 ms measured on the H200 machine: context, allocations, pinned
+ * buffers) costs more than the CPU kernel it saves (about 0.27 ns per pixel-pass per core,
+ * measured with AVX2 on the 2-core development machine). bench/NOTES.md, "auto threshold". */
+#define GS_AUTO_CUDA_WORK_PER_CORE (UINT64_C(1) << 28)
+
+/* The work from which `auto` prefers CUDA on this machine. */
+uint64_t gs_auto_cuda_min_work(void);
 
 typedef struct gs_backend {
     char path[4096];              /* full path it was loaded from */
@@ -38,7 +43,7 @@ gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, cha
 void gs_backends_free(gs_backend_list *list);
 
 /* Pick the backend for `want` (auto, a name, or a path containing '/') that implements
- * `ops`. For auto: CUDA when available and work >= GS_AUTO_CUDA_MIN_WORK, else CPU; a
+ * `ops`. For auto: CUDA when available and work >= gs_auto_cuda_min_work(), else CPU; a
  * note explaining a fallback may be written to `note` (empty otherwise). *chosen points
  * into `list` or into `scratch` (for a path). */
 gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,

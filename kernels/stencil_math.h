@@ -33,7 +33,7 @@ GS_HD float gs_div3_fma(float s)
 {
     const float third = 1.0f / 3.0f;
     float q = s * third;
-    return fmaf(fmaf(-q, 3.0f, s), third, q);
+    return fmaf(fmaf(q, -3.0f, s), third, q); /* q * -3 == -(q * 3): negation is exact */
 }
 
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
