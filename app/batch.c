@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "image_io.h"
+#include "png_tuning.h"
 
 /* Most workers one batch starts. */
 #define GS_MAX_JOBS 256
@@ -126,6 +127,7 @@ void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_r
     gs_batch_plan(b.result.files, o->jobs, o->threads, cores > 0 ? (unsigned)cores : 1u, &jobs,
                   &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+    gs_png_set_threads(b.threads); /* deflate threads per file, like the kernel's */
 
     pthread_t tid[GS_MAX_JOBS];
     unsigned started = 0;

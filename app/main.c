@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "options.h"
 #include "pipeline.h"
+#include "png_tuning.h"
 #include "status.h"
 #include "temp_files.h"
 
@@ -110,6 +111,7 @@ static int run_batch(gs_session *session, const gs_options *o)
 
 static int run_single(gs_session *session, const gs_options *o)
 {
+    gs_png_set_threads(o->threads); /* deflate on as many threads as the kernel (0 = all) */
     gs_worker w;
     gs_worker_init(&w, session, o->threads);
     gs_job job = {o, gs_worker_select, &w, o->quiet ? NULL : print_note};
@@ -141,6 +143,7 @@ int main(int argc, char **argv)
         return 0;
     }
     gs_temp_install_signal_cleanup(); /* an interrupted run leaves no temporary file */
+    if (o.png_level >= 0) gs_png_set_level(o.png_level, NULL, 0); /* validated by the parser */
 
     gs_session session;
     st = gs_session_open(&session, &o, print_message, err, sizeof err);

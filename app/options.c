@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "png_tuning.h"
 #include "stencil_math.h"
 
 enum long_only {
     OPT_ITERS = 256, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
-    OPT_DEPTH, OPT_JOBS, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
+    OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
 };
 
 static const struct option long_options[] = {
@@ -23,6 +24,8 @@ static const struct option long_options[] = {
     {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"jobs", required_argument, NULL, OPT_JOBS},
+    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+    {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"time", no_argument, NULL, OPT_TIME},
@@ -67,6 +70,8 @@ void gs_options_print_help(FILE *to)
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
         "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
         "  --jobs N           batch: files in flight (default: one per core, threads split)\n"
+        "  --compression C    PNG output: fast (stored), default (zlib 1), small (zlib 6)\n"
+        "  --png-level N      PNG output: zlib level 0..9 (same pixels at every level)\n"
         "  --quiet            no notes on stderr (errors are still printed)\n"
         "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
         "                     shown by default in batch mode when stderr is a terminal\n"
@@ -91,6 +96,7 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     o->action = GS_ACTION_RUN;
     o->iters = GS_DEFAULT_ITERS;
     o->max_pixels = GS_DEFAULT_MAX_PIXELS;
+    o->png_level = -1;
     const char *env_backend = getenv("GSMOOTH_BACKEND");
     o->backend = env_backend && *env_backend ? env_backend : "auto";
     int iters_given = 0;
@@ -143,6 +149,10 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--jobs takes a number from 1 to 256, not '%s'", optarg);
             o->jobs = (unsigned)v;
+            break;
+        case OPT_PNG_LEVEL:
+        case OPT_COMPRESSION:
+            if (gs_png_level_parse(optarg, &o->png_level, err, err_size) != GS_OK) return GS_ERR_USAGE;
             break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_PROGRESS: o->progress = 1; break;

@@ -25,6 +25,7 @@ typedef struct gs_options {
     unsigned jobs;             /* --jobs: files in flight in batch mode; 0 = automatic */
     uint64_t max_pixels;       /* --max-pixels */
     gs_depth_choice depth;     /* --depth */
+    int png_level;             /* --compression / --png-level; -1 = the encoder's default */
     int quiet;                 /* --quiet: no notes */
     int progress;              /* --progress (on a terminal) */
     int time;                  /* --time: phase timings */

@@ -433,6 +433,39 @@ START_TEST(parallel_batch_matches_single_runs)
 }
 END_TEST
 
+static long file_size(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Every PNG compression setting decodes to the same pixels; the presets order by size. */
+START_TEST(png_compression_settings)
+{
+    const char *presets[] = {"fast", "default", "small", "9"};
+    static char want[1 << 18], got[1 << 18];
+    size_t want_n = 0;
+    long sizes[4];
+    result r;
+    for (int i = 0; i < 4; ++i) {
+        RUN(&r, "--quiet", "--compression", presets[i], input("gray16.png"), tmp("c.png"));
+        ck_assert_msg(r.code == 0, "%s: %s", presets[i], r.err);
+        sizes[i] = file_size(tmp("c.png"));
+        RUN(&r, "--quiet", "--iters", "0", tmp("c.png"), tmp("c.pgm"));
+        ck_assert_int_eq(r.code, 0);
+        size_t n = read_file(tmp("c.pgm"), i ? got : want, sizeof want);
+        if (i == 0) want_n = n;
+        else ck_assert_msg(n == want_n && memcmp(want, got, n) == 0, "%s: pixels differ", presets[i]);
+    }
+    ck_assert_int_gt(sizes[0], sizes[1]);
+    ck_assert_int_ge(sizes[1], sizes[2]);
+    RUN(&r, "--png-level", "10", input("gray16.png"), tmp("c.png"));
+    ck_assert_int_eq(r.code, 2);
+    RUN(&r, "--compression", "tiny", input("gray16.png"), tmp("c.png"));
+    ck_assert_int_eq(r.code, 2);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 6) {
@@ -461,6 +494,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, example_plugin_matches_cpu);
     tcase_add_test(tc, batch_goes_on_past_failures);
     tcase_add_test(tc, parallel_batch_matches_single_runs);
+    tcase_add_test(tc, png_compression_settings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,49 @@
+/* png_tuning.h: the PNG encoder's speed/size trade-off and its thread count, set once by the command line before any PNG is written. */
+#ifndef GS_PNG_TUNING_H
+#define GS_PNG_TUNING_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+/*
+ * The level is zlib's deflate level applied to Sub-filtered rows (bench/NOTES_E2E.md has
+ * the measurements behind every number here):
+ *   0      stored, no deflate: fastest (the decode floor), 2.4x vips' size on the mosaic.
+ *   1      the default: zlib's fastest real compression; on the 4096x4096 photo mosaic,
+ *          smoothed, 0.89x the size of `vips conv`'s PNG (0.98x on samples/landscape).
+ *   2..5   4% to 12% smaller than 1, at up to ~2x its deflate time.
+ *   6      zlib's own default: 15% smaller than 1, ~4x the time.
+ *   7..9   a further 1-3%, at 5x to 23x the time of 1: rarely worth it.
+ * Named presets: "fast" = 0, "default" = 1, "small" = 6.
+ * Whatever the level or thread count, the decoded pixels are the same; for one level the
+ * file's bytes do not depend on the thread count either.
+ */
+#define GS_PNG_LEVEL_STORE 0   /* "fast" */
+#define GS_PNG_LEVEL_DEFAULT 1 /* "default" */
+#define GS_PNG_LEVEL_SMALL 6   /* "small" */
+#define GS_PNG_LEVEL_MAX 9
+
+/* Environment variables read when the setters below were never called (an interim until
+ * the command line sets them): GSMOOTH_PNG_LEVEL takes what gs_png_level_parse takes,
+ * GSMOOTH_PNG_THREADS a count (0 = one per online CPU). Invalid values are ignored. */
+#define GS_PNG_LEVEL_ENV "GSMOOTH_PNG_LEVEL"
+#define GS_PNG_THREADS_ENV "GSMOOTH_PNG_THREADS"
+
+/* "fast", "default", "small" or a digit 0..9 into a level. GS_ERR_USAGE with a one-line
+ * reason (in the caller's buffer) for anything else. */
+gs_status gs_png_level_parse(const char *text, int *level, char *err, size_t err_size);
+
+/* Level for every PNG opened from now on (0..GS_PNG_LEVEL_MAX); GS_ERR_USAGE otherwise.
+ * Process-wide; call it before writers are opened (it is atomic, but a writer keeps the
+ * level it was opened with). */
+gs_status gs_png_set_level(int level, char *err, size_t err_size);
+
+/* The level a writer opened now would use (setter, else environment, else default). */
+int gs_png_level(void);
+
+/* Deflate threads per PNG writer: 0 = one per online CPU (the default), 1 = deflate on the
+ * caller's thread. In batch mode with several files in flight, pass cores / jobs. */
+void gs_png_set_threads(unsigned threads);
+
+#endif /* GS_PNG_TUNING_H */
