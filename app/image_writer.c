@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -214,6 +215,24 @@ gs_status gs_writer_open(const char *path, gs_out_format fmt, uint32_t width, ui
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             rc = gs_fail(err, err_size, GS_ERR_IO, "is a directory; give a file name");
             goto cleanup;
+        }
+        /* The rename replaces whatever the name points at: never a device or a FIFO
+         * (as root, /dev/null would become a file); through a symlink, the target is
+         * replaced and the link kept. */
+        char resolved[PATH_MAX];
+        if (lstat(path, &st) == 0) {
+            if (S_ISLNK(st.st_mode)) {
+                if (!realpath(path, resolved) || stat(resolved, &st) != 0) {
+                    rc = gs_fail(err, err_size, GS_ERR_IO, "is a symbolic link to nothing");
+                    goto cleanup;
+                }
+                path = resolved;
+            }
+            if (!S_ISREG(st.st_mode)) {
+                rc = gs_fail(err, err_size, GS_ERR_IO,
+                             "exists and is not a regular file (use - for standard output)");
+                goto cleanup;
+            }
         }
         writer->path = strdup(path);
         if (!writer->path) {

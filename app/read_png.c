@@ -11,6 +11,22 @@
  * far above any real colour profile or text block. */
 #define PNG_CHUNK_MALLOC_MAX ((png_alloc_size_t)8000000)
 
+/* Ancillary chunks gsmooth never uses, read as "unknown, never kept": libpng then skips
+ * them without allocating. Read as known chunks, a text or profile chunk whose length
+ * field claims up to 2 GB gets a zeroed buffer of that size before its data is read
+ * (png_read_buffer), because libpng 1.6.39 reports an over-long chunk only as a benign
+ * error: a 60-byte file then costs 2 GB of memory. tRNS is kept (it makes the "alpha
+ * dropped" note); IHDR, PLTE, IDAT and IEND are critical and always read. */
+static const png_byte ignored_chunks[] = {
+    'b', 'K', 'G', 'D', '\0', 'c', 'H', 'R', 'M', '\0', 'e', 'X', 'I', 'f', '\0',
+    'g', 'A', 'M', 'A', '\0', 'h', 'I', 'S', 'T', '\0', 'i', 'C', 'C', 'P', '\0',
+    'i', 'T', 'X', 't', '\0', 'o', 'F', 'F', 's', '\0', 'p', 'C', 'A', 'L', '\0',
+    'p', 'H', 'Y', 's', '\0', 's', 'B', 'I', 'T', '\0', 's', 'C', 'A', 'L', '\0',
+    's', 'P', 'L', 'T', '\0', 's', 'R', 'G', 'B', '\0', 't', 'E', 'X', 't', '\0',
+    't', 'I', 'M', 'E', '\0', 'z', 'T', 'X', 't', '\0',
+};
+#define PNG_CHUNK_NAME_BYTES 5 /* four letters and a NUL, as png_set_keep_unknown_chunks reads them */
+
 /* Offsets in the file of the IHDR chunk type, width and height (after the 8-byte
  * signature and the chunk's 4-byte length), read before libpng starts. */
 #define IHDR_TYPE_AT 12
@@ -110,6 +126,8 @@ static gs_status read_header(decoder *st, gs_image_info *info, uint64_t max_pixe
     png_uint_32 limit = max_pixels < GS_PNG_DIMENSION_MAX ? (png_uint_32)max_pixels : GS_PNG_DIMENSION_MAX;
     png_set_user_limits(png, limit, limit);
     png_set_chunk_malloc_max(png, PNG_CHUNK_MALLOC_MAX);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof ignored_chunks / PNG_CHUNK_NAME_BYTES));
     png_set_read_fn(png, st, read_callback);
     png_read_info(png, pinfo);
 

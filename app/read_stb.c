@@ -3,7 +3,10 @@
 
 #include "image_io_internal.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,23 +72,95 @@ static const gs_reader_ops stb_ops = {
     .destroy = stb_state_destroy,
 };
 
+/* stb_image refills its buffer with reads of this size (sizeof stbi__context.buffer_start);
+ * any other request comes from stbi__getn, which needs every byte it asks for. */
+#define STB_REFILL_SIZE 128
+
+/* The input as stb_image callbacks that notice a decoder wanting bytes past the end: stb
+ * pads a short input with zeros and reports success, so without this a truncated BMP,
+ * TGA, GIF, PSD or HDR would decode into an image with a made-up bottom. */
+typedef struct stb_feed {
+    gs_source *src;      /* the reader's input */
+    int at_end;          /* a read came back short: the input is exhausted */
+    int wanted_past_end; /* the decoder asked for bytes after the end: truncated */
+} stb_feed;
+
+static int feed_read(void *user, char *data, int size)
+{
+    stb_feed *f = user;
+    if (size <= 0) return 0;
+    if (f->at_end) {
+        f->wanted_past_end = 1;
+        return 0;
+    }
+    size_t got = gs_source_read(f->src, data, (size_t)size);
+    if (got < (size_t)size) {
+        f->at_end = 1;
+        if (got == 0 || size != STB_REFILL_SIZE) f->wanted_past_end = 1;
+    }
+    return (int)got;
+}
+
+static void feed_skip(void *user, int n)
+{
+    stb_feed *f = user;
+    gs_source *src = f->src;
+    if (n <= 0) return;
+    if (src->fp) {
+        long here = ftell(src->fp);
+        struct stat st;
+        if (here < 0 || fstat(fileno(src->fp), &st) != 0 || here + (long)n > st.st_size) {
+            f->at_end = f->wanted_past_end = 1;
+            fseek(src->fp, 0, SEEK_END);
+            return;
+        }
+        fseek(src->fp, n, SEEK_CUR);
+    } else {
+        size_t left = src->size - src->pos;
+        if ((size_t)n > left) {
+            f->at_end = f->wanted_past_end = 1;
+            n = (int)left;
+        }
+        src->pos += (size_t)n;
+    }
+}
+
+static int feed_eof(void *user)
+{
+    stb_feed *f = user;
+    gs_source *src = f->src;
+    if (f->at_end) return 1;
+    if (!src->fp) return src->pos >= src->size;
+    int c = getc(src->fp);
+    if (c == EOF) return 1;
+    ungetc(c, src->fp);
+    return 0;
+}
+
+static const stbi_io_callbacks feed_callbacks = {feed_read, feed_skip, feed_eof};
+
+/* Back to the input's start, with fresh end-of-data flags, for the next stb call. */
+static gs_status feed_rewind(stb_feed *f, char *err, size_t err_size)
+{
+    f->at_end = f->wanted_past_end = 0;
+    if (!f->src->fp) {
+        f->src->pos = 0;
+        return GS_OK;
+    }
+    if (fseek(f->src->fp, 0, SEEK_SET) != 0)
+        return gs_fail(err, err_size, GS_ERR_IO, "cannot seek: %s", strerror(errno));
+    return GS_OK;
+}
+
 gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,
                            char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
     stb_state *st = NULL;
-    gs_source *src = &reader->src;
+    stb_feed feed = {&reader->src, 0, 0};
     int width = 0, height = 0, comp = 0, ok;
 
-    if (!src->fp && src->size > INT_MAX) { /* stb_image's memory API takes an int length */
-        rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE,
-                     "input of %zu bytes is over stb_image's limit of %d bytes", src->size, INT_MAX);
-        goto cleanup;
-    }
-    const int len = (int)src->size;
-
-    ok = src->fp ? stbi_info_from_file(src->fp, &width, &height, &comp)
-                 : stbi_info_from_memory(src->data, len, &width, &height, &comp);
+    ok = stbi_info_from_callbacks(&feed_callbacks, &feed, &width, &height, &comp);
     if (!ok) {
         if (format)
             rc = gs_fail(err, err_size, GS_ERR_FORMAT, "invalid %s: %s", format, stb_reason());
@@ -104,8 +179,9 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
     if (rc != GS_OK) goto cleanup;
 
     /* stbi_load would quietly reduce 16-bit samples to 8; ask first and keep them. */
-    const int is16 = src->fp ? stbi_is_16_bit_from_file(src->fp)
-                             : stbi_is_16_bit_from_memory(src->data, len);
+    if ((rc = feed_rewind(&feed, err, err_size)) != GS_OK) goto cleanup;
+    const int is16 = stbi_is_16_bit_from_callbacks(&feed_callbacks, &feed);
+    if ((rc = feed_rewind(&feed, err, err_size)) != GS_OK) goto cleanup;
 
     st = calloc(1, sizeof *st);
     if (!st) {
@@ -114,17 +190,24 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
     }
     int dec_width = 0, dec_height = 0, dec_comp = 0;
     if (is16)
-        st->pixels = src->fp ? (void *)stbi_load_from_file_16(src->fp, &dec_width, &dec_height, &dec_comp, 0)
-                             : (void *)stbi_load_16_from_memory(src->data, len, &dec_width, &dec_height,
-                                                                &dec_comp, 0);
+        st->pixels = stbi_load_16_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
+                                                 &dec_comp, 0);
     else
-        st->pixels = src->fp ? (void *)stbi_load_from_file(src->fp, &dec_width, &dec_height, &dec_comp, 0)
-                             : (void *)stbi_load_from_memory(src->data, len, &dec_width, &dec_height,
-                                                             &dec_comp, 0);
+        st->pixels = stbi_load_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
+                                              &dec_comp, 0);
     if (!st->pixels) {
         const char *reason = stb_reason();
         rc = gs_fail(err, err_size, strcmp(reason, "outofmem") == 0 ? GS_ERR_NOMEM : GS_ERR_FORMAT,
                      "invalid %s: %s", format, reason);
+        goto cleanup;
+    }
+    if (reader->src.read_errno) {
+        rc = gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(reader->src.read_errno));
+        goto cleanup;
+    }
+    if (feed.wanted_past_end) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT,
+                     "truncated %s: the data ends before the image does", format);
         goto cleanup;
     }
     if (dec_width != width || dec_height != height || dec_comp < 1 || dec_comp > 4) {

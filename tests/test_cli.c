@@ -433,6 +433,32 @@ START_TEST(parallel_batch_matches_single_runs)
 }
 END_TEST
 
+/* An output name that is a symlink replaces its target and keeps the link; a FIFO or a
+ * device is refused, never replaced by a file. */
+START_TEST(special_output_paths)
+{
+    result r;
+    write_file(tmp("target.png"), "old", 3);
+    ck_assert_int_eq(symlink(tmp("target.png"), tmp("link.png")), 0);
+    RUN(&r, "--quiet", input("noise.png"), tmp("link.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    struct stat sb;
+    ck_assert_int_eq(lstat(tmp("link.png"), &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    char head[8];
+    ck_assert_uint_eq(read_file(tmp("target.png"), head, sizeof head), 8);
+    ck_assert_mem_eq(head, "\x89PNG", 4);
+    ck_assert_int_eq(mkfifo(tmp("fifo.png"), 0644), 0);
+    RUN(&r, "--quiet", input("noise.png"), tmp("fifo.png"));
+    ck_assert_int_eq(r.code, 1);
+    assert_one_line_error(&r, "not a regular file");
+    ck_assert_int_eq(lstat(tmp("fifo.png"), &sb), 0);
+    ck_assert(S_ISFIFO(sb.st_mode));
+    const char *allowed[] = {"target.png", "link.png", "fifo.png", NULL};
+    ck_assert_int_eq(stray_files(allowed), 0);
+}
+END_TEST
+
 static long file_size(const char *p)
 {
     struct stat sb;
@@ -495,6 +521,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, batch_goes_on_past_failures);
     tcase_add_test(tc, parallel_batch_matches_single_runs);
     tcase_add_test(tc, png_compression_settings);
+    tcase_add_test(tc, special_output_paths);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, and small valid files of every input format and variant (made with /usr/bin/python3 and PIL).
+set -eu
+if [ $# -ne 1 ]; then
+    echo "usage: $0 SEED_DIR" >&2
+    exit 2
+fi
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SEEDS=$1
+PYTHON=${GS_PYTHON:-/usr/bin/python3}
+mkdir -p "$SEEDS"
+cp "$ROOT"/samples/*.png "$ROOT"/tests/golden/inputs/*.png "$SEEDS"/
+
+# The valid base files of the damaged corpus (one of every format), plus variants the
+# decoders treat differently: progressive JPEG, RLE TGA, 32-bit BMP, RGBA TGA, PNG and
+# 16-bit PGM, RGBA and 1-bit PNG, animated GIF, a PSD with alpha.
+"$PYTHON" - "$ROOT" "$SEEDS" <<'EOF'
+import io
+import os
+import random
+import sys
+import tempfile
+
+import numpy as np
+from PIL import Image
+
+root, seeds = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, "tests", "damaged"))
+import make_damaged  # noqa: E402
+
+with tempfile.TemporaryDirectory() as tmp:
+    import contextlib
+    with contextlib.redirect_stdout(io.StringIO()):
+        sys.argv = ["make_damaged.py", tmp]
+        make_damaged.main()
+    for name in os.listdir(tmp):
+        if name.startswith("valid_"):
+            with open(os.path.join(tmp, name), "rb") as src, open(os.path.join(seeds, name), "wb") as dst:
+                dst.write(src.read())
+
+rng = random.Random(make_damaged.SEED)
+gray = make_damaged.noise(rng, 16, 24)
+rgb = make_damaged.noise(rng, 12, 20, 3)
+rgba = make_damaged.noise(rng, 10, 14, 4)
+
+
+def save(name, array, fmt, **kw):
+    buf = io.BytesIO()
+    Image.fromarray(array).save(buf, format=fmt, **kw)
+    with open(os.path.join(seeds, name), "wb") as f:
+        f.write(buf.getvalue())
+
+
+save("seed_progressive.jpg", rgb, "JPEG", quality=75, progressive=True)
+save("seed_subsampled.jpg", rgb, "JPEG", quality=50, subsampling=2)
+save("seed_rle.tga", gray, "TGA", compression="tga_rle")
+save("seed_rgba.tga", rgba, "TGA")
+save("seed_rgba.bmp", rgba, "BMP")
+save("seed_rgba.png", rgba, "PNG")
+save("seed_rgb.gif", rgb, "GIF")
+Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_1bit.png"))
+with open(os.path.join(seeds, "seed_16bit.pgm"), "wb") as f:  # PIL cannot write 16-bit PNM
+    f.write(b"P5\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +
+            (gray.astype(">u2") * 257).tobytes())
+frames = [Image.fromarray(gray), Image.fromarray(255 - gray)]
+frames[0].save(os.path.join(seeds, "seed_animated.gif"), save_all=True, append_images=frames[1:])
+with open(os.path.join(seeds, "seed_rgba.psd"), "wb") as f:
+    f.write(make_damaged.psd(rgba, make_damaged.PSD_MODE_RGB))
+EOF
+echo "make_seed_corpus.sh: $(ls "$SEEDS" | wc -l) seed files in $SEEDS"

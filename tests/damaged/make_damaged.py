@@ -1,0 +1,316 @@
+#!/usr/bin/python3
+"""make_damaged.py: writes gsmooth's damaged-input corpus (truncated, flipped, spliced, lying headers, bombs) and its manifest, deterministically, into the directory given."""
+import os
+import random
+import struct
+import sys
+import zlib
+
+import numpy as np
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import pngwrite  # noqa: E402
+
+GOLDEN_INPUTS = os.path.join(ROOT, "tests", "golden", "inputs")
+
+SEED = 5                  # issue 5: one fixed seed, so every run writes the same bytes
+TRUNCATION_STEPS = 20     # cut every 1/20 of each file (the issue's minimum)
+FLIPS_PER_FILE = 8        # flipped-byte variants per base file
+PNG_SIG = b"\x89PNG\r\n\x1a\n"
+PNG_SIG_LEN = len(PNG_SIG)
+IHDR_CRC_AT = PNG_SIG_LEN + 4 + 4 + 13  # length, type, 13 data bytes, then the CRC
+PNG_DIMENSION_MAX = 0x7FFFFFFF          # PNG's own limit on width and height (2^31 - 1)
+
+# The bomb: a header claiming 50000 x 50000 gray (2.5 G pixels, over the default
+# --max-pixels of 2^30) with an IDAT of zeros. BOMB_ROWS rows really inflate (about 100 MB
+# from about 100 kB), enough to prove that decoding streams in bounded memory, few enough
+# that the test stays fast; then the data ends and gsmooth must call it truncated.
+BOMB_SIDE = 50000
+BOMB_ROWS = 2000
+BOMB_MAX_PIXELS = str(BOMB_SIDE * BOMB_SIDE + 1)   # a --max-pixels that admits the claim
+WIDE_ROW_MAX_PIXELS = str(PNG_DIMENSION_MAX + 1)   # admits a single 2^31 - 1 pixel row
+
+# Expectations, read by tests/test_damaged.c:
+#   fail    exit 1, one stderr line naming the file, no output, no temp file, old output kept
+#   ok      exit 0 and an output (a valid image under a misleading name, say)
+#   either  exit 0 or exit 1 with every "fail" rule: formats without checksums (BMP, TGA,
+#           JPEG entropy data) cannot always tell damage from content
+# Flags: "rlimit" marks a case that only the memory limit keeps bounded (RLIMIT_AS, or
+# ASan's allocation limit under AddressSanitizer): "out of memory" is its right answer.
+cases = []
+
+
+def png_chunk(tag, data):
+    body = tag + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def png_ihdr(width, height, bits=8, colour=0, compression=0, filt=0, interlace=0):
+    return png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bits, colour,
+                                          compression, filt, interlace))
+
+
+def add(out_dir, name, data, expect, args="", flags="-"):
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(data)
+    cases.append((name, expect, flags, args))
+
+
+def noise(rng, h, w, channels=1):
+    shape = (h, w) if channels == 1 else (h, w, channels)
+    return np.frombuffer(rng.randbytes(h * w * channels), dtype=np.uint8).reshape(shape)
+
+
+def pil_bytes(array, fmt, **kw):
+    import io
+    buf = io.BytesIO()
+    Image.fromarray(array).save(buf, format=fmt, **kw)
+    return buf.getvalue()
+
+
+PSD_MODE_GRAY = 1  # stb_image reads only RGB-mode PSD; gray must be refused cleanly
+PSD_MODE_RGB = 3
+
+
+def psd(pixels, mode):
+    """A minimal raw (uncompressed, planar) 8-bit PSD; PIL cannot write PSD."""
+    h, w = pixels.shape[:2]
+    channels = 1 if pixels.ndim == 2 else pixels.shape[2]
+    planes = pixels.reshape(h, w, channels).transpose(2, 0, 1)
+    header = b"8BPS" + struct.pack(">H6xHIIHH", 1, channels, h, w, 8, mode)
+    return header + struct.pack(">III", 0, 0, 0) + struct.pack(">H", 0) + planes.tobytes()
+
+
+def hdr_rgbe(pixels):
+    """A flat (not run-length) Radiance HDR; stb reads rows narrower than 8 flat."""
+    h, w = pixels.shape[:2]
+    head = b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n" % (h, w)
+    rgbe = np.zeros((h, w, 4), dtype=np.uint8)
+    rgbe[..., :3] = pixels
+    rgbe[..., 3] = 128  # exponent: values in [0, 1)
+    return head + rgbe.tobytes()
+
+
+def bases(rng):
+    """(name, bytes, checksummed): small valid files of every input format."""
+    gray = noise(rng, 40, 64)
+    rgb = noise(rng, 24, 32, 3)
+    out = [
+        ("gray.png", pngwrite.encode(gray, kind="gray"), True),
+        ("rgb.png", pngwrite.encode(rgb, kind="rgb"), True),
+        ("gray16.png", pngwrite.encode(gray.astype(np.uint16) * 257, kind="gray", bits=16), True),
+        ("interlaced.png", pngwrite.encode(gray, kind="gray", interlace=True), True),
+        ("palette.png", open(os.path.join(GOLDEN_INPUTS, "palette.png"), "rb").read(), True),
+        ("gray.jpg", pil_bytes(gray, "JPEG", quality=90), False),
+        ("rgb.jpg", pil_bytes(rgb, "JPEG", quality=90), False),
+        ("gray.bmp", pil_bytes(gray, "BMP"), False),
+        ("rgb.bmp", pil_bytes(rgb, "BMP"), False),
+        ("gray.pgm", pil_bytes(gray, "PPM"), False),
+        ("rgb.ppm", pil_bytes(rgb, "PPM"), False),
+        ("gray.gif", pil_bytes(gray, "GIF"), False),
+        ("gray.tga", pil_bytes(gray, "TGA"), False),
+        ("rgb.psd", psd(rgb, PSD_MODE_RGB), False),
+        ("rgb.hdr", hdr_rgbe(noise(rng, 6, 7, 3)), False),
+    ]
+    return out
+
+
+TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr")
+
+# Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
+# (12 bytes), GIF's trailer byte, the TGA 2.0 footer PIL writes (26 bytes). A cut inside
+# them leaves a complete image, so either outcome is right there.
+TAIL_NOT_NEEDED = {".png": 12, ".gif": 1, ".tga": 26}
+
+
+def truncations(out_dir, name, data):
+    """Every truncated file is a bad input: the image's data ends before the image does."""
+    stem, ext = os.path.splitext(name)
+    cuts = sorted({len(data) * k // TRUNCATION_STEPS for k in range(1, TRUNCATION_STEPS)} |
+                  {1, len(data) - 1})
+    for cut in cuts:
+        e = "either" if cut >= len(data) - TAIL_NOT_NEEDED.get(ext, 0) else "fail"
+        add(out_dir, "trunc_%s_%06d%s" % (stem, cut, ext), data[:cut], e)
+
+
+def flips(out_dir, name, data, rng, checksummed):
+    stem, ext = os.path.splitext(name)
+    for i in range(FLIPS_PER_FILE):
+        pos = rng.randrange(len(data))
+        mutated = bytearray(data)
+        mutated[pos] ^= 1 << rng.randrange(8)
+        # A PNG flip anywhere after the signature breaks a chunk's CRC or its length; a
+        # flip in the signature makes it no PNG at all (stb then refuses it too).
+        e = "fail" if checksummed else "either"
+        add(out_dir, "flip_%s_%02d_at%06d%s" % (stem, i, pos, ext), bytes(mutated), e)
+
+
+def png_header_lies(out_dir, gray_png):
+    idat_etc = gray_png[IHDR_CRC_AT + 4:]
+    lies = [
+        ("ihdr_zero_width", dict(width=0, height=40)),
+        ("ihdr_zero_height", dict(width=64, height=0)),
+        ("ihdr_width_2p31", dict(width=1 << 31, height=40)),
+        ("ihdr_height_2p31", dict(width=64, height=1 << 31)),
+        ("ihdr_bit_depth_3", dict(width=64, height=40, bits=3)),
+        ("ihdr_bit_depth_32", dict(width=64, height=40, bits=32)),
+        ("ihdr_colour_type_1", dict(width=64, height=40, colour=1)),
+        ("ihdr_colour_type_7", dict(width=64, height=40, colour=7)),
+        ("ihdr_palette_16bit", dict(width=64, height=40, bits=16, colour=3)),
+        ("ihdr_rgb_4bit", dict(width=64, height=40, bits=4, colour=2)),
+        ("ihdr_compression_1", dict(width=64, height=40, compression=1)),
+        ("ihdr_filter_1", dict(width=64, height=40, filt=1)),
+        ("ihdr_interlace_2", dict(width=64, height=40, interlace=2)),
+        ("ihdr_wider_than_data", dict(width=640, height=40)),
+        ("ihdr_taller_than_data", dict(width=64, height=4000)),
+    ]
+    for name, kw in lies:
+        add(out_dir, name + ".png", PNG_SIG + png_ihdr(**kw) + idat_etc, "fail")
+    # A palette image without PLTE, and a bad CRC on IHDR and on IDAT.
+    add(out_dir, "palette_without_plte.png",
+        PNG_SIG + png_ihdr(64, 40, 8, 3) + idat_etc, "fail")
+    bad = bytearray(gray_png)
+    bad[IHDR_CRC_AT] ^= 0xFF
+    add(out_dir, "bad_crc_ihdr.png", bytes(bad), "fail")
+    idat_at = gray_png.index(b"IDAT")
+    idat_len = struct.unpack(">I", gray_png[idat_at - 4:idat_at])[0]
+    bad = bytearray(gray_png)
+    bad[idat_at + 4 + idat_len] ^= 0xFF
+    add(out_dir, "bad_crc_idat.png", bytes(bad), "fail")
+    # No IDAT at all; IDAT holding something that is not zlib.
+    add(out_dir, "no_idat.png", PNG_SIG + png_ihdr(64, 40) + png_chunk(b"IEND", b""), "fail")
+    add(out_dir, "idat_not_zlib.png", PNG_SIG + png_ihdr(64, 40) +
+        png_chunk(b"IDAT", b"this is not a zlib stream" * 20) + png_chunk(b"IEND", b""), "fail")
+    # A valid zlib stream with bad filter-type bytes (5 is undefined).
+    rows = b"".join(b"\x05" + bytes(64) for _ in range(40))
+    add(out_dir, "bad_filter_type.png", PNG_SIG + png_ihdr(64, 40) +
+        png_chunk(b"IDAT", zlib.compress(rows)) + png_chunk(b"IEND", b""), "fail")
+    # Ancillary chunks whose length claims 2 GB, in front of the image data: memory must
+    # not follow the claim (the file is 60 bytes).
+    for tag in (b"tEXt", b"zTXt", b"iTXt", b"iCCP", b"sPLT", b"eXIf", b"prVt"):
+        add(out_dir, "huge_%s_chunk.png" % tag.decode(), PNG_SIG + png_ihdr(64, 40) +
+            struct.pack(">I", 0x7FFFFFF0) + tag + b"key\0value", "fail")
+
+
+def bombs(out_dir):
+    zeros = zlib.compressobj(9)
+    row = bytes(BOMB_SIDE + 1)  # filter byte 0, then zero samples
+    body = b"".join(zeros.compress(row) for _ in range(BOMB_ROWS)) + zeros.flush()
+    bomb = PNG_SIG + png_ihdr(BOMB_SIDE, BOMB_SIDE) + png_chunk(b"IDAT", body) + \
+        png_chunk(b"IEND", b"")
+    # Refused by the default --max-pixels before anything is allocated.
+    add(out_dir, "bomb_50000x50000.png", bomb, "fail")
+    # Admitted: gsmooth streams it in strips until the data ends, in bounded memory.
+    add(out_dir, "bomb_50000x50000_admitted.png", bomb, "fail",
+        "--max-pixels " + BOMB_MAX_PIXELS)
+    # Interlaced images are decoded whole: under the address-space limit that allocation
+    # must fail cleanly ("out of memory"), not kill the process.
+    ibomb = PNG_SIG + png_ihdr(BOMB_SIDE, BOMB_SIDE, interlace=1) + \
+        png_chunk(b"IDAT", body) + png_chunk(b"IEND", b"")
+    add(out_dir, "bomb_interlaced_admitted.png", ibomb, "fail",
+        "--max-pixels " + BOMB_MAX_PIXELS, "rlimit")
+    # One row of 2^31 - 1 pixels: a strip buffer of 2 GB cannot be had under the limit.
+    wide = PNG_SIG + png_ihdr(PNG_DIMENSION_MAX, 1) + png_chunk(b"IDAT", body) + \
+        png_chunk(b"IEND", b"")
+    add(out_dir, "bomb_wide_row_admitted.png", wide, "fail",
+        "--max-pixels " + WIDE_ROW_MAX_PIXELS, "rlimit")
+    # stb formats and Netpbm claiming huge sizes, with almost no data.
+    add(out_dir, "huge_header.pgm", b"P5\n50000 50000\n255\n" + bytes(100), "fail")
+    add(out_dir, "huge_admitted.pgm", b"P5\n50000 50000\n255\n" + bytes(100), "fail",
+        "--max-pixels " + BOMB_MAX_PIXELS)
+    add(out_dir, "huge_width.pgm", b"P5\n4294967295 1\n255\n" + bytes(100), "fail")
+    add(out_dir, "huge_header.bmp", b"BM" + struct.pack("<IHHI", 0, 0, 0, 54) +
+        struct.pack("<IiiHHIIiiII", 40, 50000, 50000, 1, 8, 0, 0, 0, 0, 0, 0), "fail")
+    add(out_dir, "huge_header.gif", b"GIF89a" + struct.pack("<HH", 50000, 50000) +
+        b"\x00\x00\x00" + b"," + struct.pack("<HHHH", 0, 0, 50000, 50000) + b"\x00\x08", "fail")
+    add(out_dir, "huge_header.psd", b"8BPS" + struct.pack(">H6xHIIHH", 1, 1, 50000, 50000, 8, 1),
+        "fail")
+    add(out_dir, "huge_header.hdr", b"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 50000 +X 50000\n",
+        "fail")
+
+
+def netpbm_lies(out_dir):
+    lies = [
+        ("pgm_zero_width", b"P5\n0 10\n255\n" + bytes(10)),
+        ("pgm_maxval_zero", b"P5\n4 4\n0\n" + bytes(16)),
+        ("pgm_maxval_70000", b"P5\n4 4\n70000\n" + bytes(32)),
+        ("pgm_no_space_after_maxval", b"P5\n4 4\n255" + bytes(16)),
+        ("pgm_negative", b"P5\n-4 4\n255\n" + bytes(16)),
+        ("pgm_header_only", b"P5\n4 4\n255\n"),
+        ("pgm_comment_forever", b"P5\n# " + b"x" * 4000),
+        ("pgm_ascii_p2", b"P2\n2 2\n255\n0 1 2 3\n"),
+        ("pbm_p4", b"P4\n8 1\n\xff"),
+        ("pgm_digits_overflow", b"P5\n99999999999999999999 1\n255\n"),
+    ]
+    for name, data in lies:
+        add(out_dir, name + ".pgm", data, "fail")
+
+
+def splices(out_dir, files):
+    pairs = [("gray.png", "gray.jpg"), ("gray.jpg", "gray.png"), ("gray.png", "rgb.png"),
+             ("gray.bmp", "gray.gif"), ("gray.gif", "gray.png"), ("gray.pgm", "gray.bmp")]
+    for a, b in pairs:
+        da, db = files[a], files[b]
+        data = da[: len(da) // 2] + db[len(db) // 2:]
+        ea = os.path.splitext(a)[1]
+        # Only PNG's CRCs prove a splice wrong; elsewhere the bytes may still be an image.
+        e = "fail" if ea == ".png" else "either"
+        add(out_dir, "splice_%s_%s%s" % (a.replace(".", "_"), b.replace(".", "_"), ea), data, e)
+
+
+def misnamed(out_dir, files):
+    # Format comes from the content, never the name: these are valid images.
+    add(out_dir, "jpeg_named.png", files["gray.jpg"], "ok")
+    add(out_dir, "png_named.jpg", files["gray.png"], "ok")
+    add(out_dir, "bmp_named.pgm", files["gray.bmp"], "ok")
+    # And a damaged file under a misleading name is still refused by its real format.
+    add(out_dir, "png_truncated_named.jpg", files["gray.png"][: len(files["gray.png"]) // 2],
+        "fail")
+
+
+def odd_files(out_dir):
+    add(out_dir, "empty.png", b"", "fail")
+    add(out_dir, "one_byte.png", b"\x89", "fail")
+    add(out_dir, "signature_only.png", PNG_SIG, "fail")
+    add(out_dir, "text.png", b"hello, this is not an image\n", "fail")
+    add(out_dir, "zeros.bin", bytes(4096), "fail")
+    add(out_dir, "jpeg_soi_only.jpg", b"\xff\xd8\xff", "fail")
+    add(out_dir, "bmp_magic_only.bmp", b"BM", "fail")
+    add(out_dir, "gif_magic_only.gif", b"GIF89a", "fail")
+    # A PSD in a colour mode stb_image does not read: refused with a reason, not crashed.
+    add(out_dir, "gray_mode.psd", psd(np.zeros((4, 4), dtype=np.uint8), PSD_MODE_GRAY), "fail")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_damaged.py OUTPUT_DIR")
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    for old in os.listdir(out_dir):
+        os.unlink(os.path.join(out_dir, old))
+    rng = random.Random(SEED)
+    base = bases(rng)
+    files = {name: data for name, data, _ in base}
+    for name, data, checksummed in base:
+        add(out_dir, "valid_" + name, data, "ok")
+        if os.path.splitext(name)[1] in TRUNCATED_FORMATS:
+            truncations(out_dir, name, data)
+        flips(out_dir, name, data, rng, checksummed)
+    png_header_lies(out_dir, files["gray.png"])
+    bombs(out_dir)
+    netpbm_lies(out_dir)
+    splices(out_dir, files)
+    misnamed(out_dir, files)
+    odd_files(out_dir)
+    with open(os.path.join(out_dir, "MANIFEST"), "w") as f:
+        f.write("# name\texpect\tflags\textra gsmooth arguments (written by make_damaged.py)\n")
+        for name, expect, flags, args in cases:
+            f.write("%s\t%s\t%s\t%s\n" % (name, expect, flags, args))
+    print("make_damaged.py: %d cases in %s" % (len(cases), out_dir))
+
+
+if __name__ == "__main__":
+    main()

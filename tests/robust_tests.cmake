@@ -1,0 +1,56 @@
+# robust_tests.cmake: the robustness suites of issue 5 (damaged inputs, output and plugin faults, fuzz regressions), label "robust"; included from tests/CMakeLists.txt.
+# Paths come from this file's own directory, so it works included from anywhere.
+set(GS_ROBUST_TESTS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+get_filename_component(GS_ROBUST_ROOT "${GS_ROBUST_TESTS_DIR}/.." ABSOLUTE)
+find_package(ZLIB REQUIRED)
+
+# Running a child under limits (address space, wall clock) and signalling it.
+add_library(gs_test_limited STATIC ${GS_ROBUST_TESTS_DIR}/run_limited.c)
+target_include_directories(gs_test_limited PUBLIC ${GS_ROBUST_TESTS_DIR})
+
+# Test plugins that fail in the ways a real one can.
+foreach(fault fault_unavailable fault_strip)
+  add_library(test_plugin_${fault} MODULE ${GS_ROBUST_TESTS_DIR}/plugins/${fault}.c)
+  target_include_directories(test_plugin_${fault} PRIVATE ${GS_ROBUST_ROOT}/plugins)
+  set_target_properties(test_plugin_${fault} PROPERTIES PREFIX "" OUTPUT_NAME ${fault}
+    C_VISIBILITY_PRESET hidden)
+endforeach()
+
+# The damaged corpus, written at test time (deterministic, about 1 s, 2.5 MB).
+find_program(GS_ROBUST_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+set(GS_DAMAGED_DIR "${CMAKE_CURRENT_BINARY_DIR}/damaged")
+add_test(NAME damaged_corpus
+  COMMAND ${GS_ROBUST_PYTHON} ${GS_ROBUST_TESTS_DIR}/damaged/make_damaged.py ${GS_DAMAGED_DIR})
+set_tests_properties(damaged_corpus PROPERTIES LABELS "robust" FIXTURES_SETUP damaged_corpus)
+
+add_executable(test_damaged ${GS_ROBUST_TESTS_DIR}/test_damaged.c)
+target_link_libraries(test_damaged PRIVATE gs_test_limited PkgConfig::CHECK)
+add_test(NAME damaged COMMAND $<TARGET_FILE:test_damaged> $<TARGET_FILE:gsmooth> ${GS_DAMAGED_DIR})
+set_tests_properties(damaged PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
+  TIMEOUT 180 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
+
+add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
+# app/ and plugins/ for plugin_loader.h: the auto threshold the fallback test must reach.
+target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins)
+target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
+add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
+  ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_wrong_abi>
+  $<TARGET_FILE:test_plugin_no_entry> $<TARGET_FILE:test_plugin_fault_unavailable>
+  $<TARGET_FILE:test_plugin_fault_strip>)
+set_tests_properties(faults PROPERTIES LABELS "robust" TIMEOUT 180
+  ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
+
+# The fuzz harness without libFuzzer: every saved finding and every damaged file through
+# the same decode -> compute -> encode path (any compiler).
+add_executable(test_fuzz_regressions
+  ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
+  ${GS_ROBUST_ROOT}/fuzz/fuzz_pipeline.c
+  ${GS_ROBUST_ROOT}/app/pipeline.c
+  ${GS_ROBUST_ROOT}/plugins/cpu/cpu_plugin.c)
+target_include_directories(test_fuzz_regressions PRIVATE
+  ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins ${GS_ROBUST_ROOT}/kernels)
+target_link_libraries(test_fuzz_regressions PRIVATE gs_image_io gs_kernels ZLIB::ZLIB Threads::Threads)
+add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
+  ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
+set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
+  TIMEOUT 180)
