@@ -93,10 +93,10 @@ if want sanitize; then
         for tool in memcheck racecheck synccheck; do
             echo "== compute-sanitizer --tool $tool (GSMOOTH_TEST_SMALL=1)"
             # The mbarriers are inline PTX, which the tool does not count from the binary:
-            # without --num-cuda-barriers synccheck overflowed its table (one per block)
-            # and aborted the kernels (run of 2026-11-29, bench/NOTES.md).
+            # with its default table, or 2 or 16 entries, synccheck overflowed it and aborted
+            # the kernels (error 719); with 4096 it ran clean (2026-11-29, bench/NOTES.md).
             GSMOOTH_TEST_SMALL=1 timeout 100 compute-sanitizer --tool "$tool" \
-                $( [ "$tool" = synccheck ] && echo --num-cuda-barriers 2 ) \
+                $( [ "$tool" = synccheck ] && echo --num-cuda-barriers "${SYNC_BARRIERS:-4096}" ) \
                 --error-exitcode 99 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO" \
                 > "$OUT/san_$tool.tmp" 2>&1
             # the whole report (hazard details come first); a failing run's test lines after
