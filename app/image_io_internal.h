@@ -135,6 +135,11 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* B
 gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
 
+/* Shared by PGM and NPY: write `header`, then stream rows with each sample in the file's
+ * byte order (big-endian or little-endian); writer->bits must be 8, 16, 32 or 64. */
+gs_status gs_write_raster_open(gs_writer *writer, const void *header, size_t header_len,
+                               int big_endian, char *err, size_t err_size);
+
 /* Write n bytes to writer->fp; a short write is GS_ERR_IO with strerror. Defined in
  * image_writer.c. */
 gs_status gs_writer_put(gs_writer *writer, const void *buf, size_t n, char *err,

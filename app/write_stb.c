@@ -1,4 +1,4 @@
-/* write_stb.c: BMP, TGA and JPEG writers through stb_image_write (whole image, encoded at commit), and the streaming binary PGM writer. */
+/* write_stb.c: BMP, TGA and JPEG writers through stb_image_write (whole image, encoded at commit). */
 #include <stb_image_write.h>
 
 #include "image_io_internal.h"
@@ -145,100 +145,5 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size)
 
 cleanup:
     stb_out_destroy(st);
-    return rc;
-}
-
-/* ==== Netpbm (no library needed): binary PGM, P5, streamed ==== */
-
-#define PGM_MAXVAL_8 255u
-#define PGM_MAXVAL_16 65535u
-#define PGM_HEADER_MAX 48 /* "P5\n" + two 10-digit sizes + "65535" + separators */
-
-typedef struct pgm_out {
-    unsigned char *row; /* one 16-bit row in the file's big-endian order; NULL for 8-bit */
-} pgm_out;
-
-static gs_status pgm_write_rows(gs_writer *writer, const unsigned char *src, size_t stride,
-                                uint32_t rows, char *err, size_t err_size)
-{
-    pgm_out *st = writer->impl;
-    for (uint32_t r = 0; r < rows; r++) {
-        const unsigned char *in = src + (size_t)r * stride;
-        gs_status rc;
-        if (writer->bits == 8) {
-            rc = gs_writer_put(writer, in, writer->width, err, err_size);
-        } else {
-            const uint16_t *samples = (const uint16_t *)in;
-            for (uint32_t x = 0; x < writer->width; x++) {
-                st->row[2 * (size_t)x] = (unsigned char)(samples[x] >> 8);
-                st->row[2 * (size_t)x + 1] = (unsigned char)(samples[x] & 0xFF);
-            }
-            rc = gs_writer_put(writer, st->row, (size_t)writer->width * 2, err, err_size);
-        }
-        if (rc != GS_OK) return rc;
-    }
-    return GS_OK;
-}
-
-static gs_status pgm_finish(gs_writer *writer, char *err, size_t err_size)
-{
-    (void)writer; /* the raster ends the file: no trailer */
-    (void)err;
-    (void)err_size;
-    return GS_OK;
-}
-
-static void pgm_out_destroy(void *impl)
-{
-    pgm_out *st = impl;
-    if (!st) return;
-    free(st->row);
-    free(st);
-}
-
-static const gs_writer_ops pgm_ops = {
-    .write_rows = pgm_write_rows,
-    .finish = pgm_finish,
-    .destroy = pgm_out_destroy,
-};
-
-gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size)
-{
-    gs_status rc = GS_OK;
-    pgm_out *st = NULL;
-    char header[PGM_HEADER_MAX];
-
-    if (writer->bits != 8 && writer->bits != 16) {
-        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "PGM holds 8- or 16-bit samples, not %u-bit",
-                     writer->bits);
-        goto cleanup;
-    }
-    st = calloc(1, sizeof *st);
-    if (!st) {
-        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    if (writer->bits == 16) {
-        st->row = malloc((size_t)writer->width * 2);
-        if (!st->row) {
-            rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %u-pixel row", writer->width);
-            goto cleanup;
-        }
-    }
-    int len = snprintf(header, sizeof header, "P5\n%u %u\n%u\n", writer->width, writer->height,
-                       writer->bits == 16 ? PGM_MAXVAL_16 : PGM_MAXVAL_8);
-    if (len < 0 || (size_t)len >= sizeof header) {
-        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "PGM header does not fit");
-        goto cleanup;
-    }
-    rc = gs_writer_put(writer, header, (size_t)len, err, err_size);
-    if (rc != GS_OK) goto cleanup;
-
-    writer->ops = &pgm_ops;
-    writer->impl = st;
-    st = NULL;
-
-cleanup:
-    pgm_out_destroy(st);
     return rc;
 }

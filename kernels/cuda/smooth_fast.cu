@@ -1,5 +1,6 @@
 /* smooth_fast.cu: the fast smoothing variant: every pass in registers, neighbours by warp shuffles, pixels moved in 16-byte vectors. */
 #include "cuda_kernels.h"
+#include "sample_io.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -67,14 +68,6 @@ struct FastGeom {
 
 /* ---- device helpers ---- */
 
-/* Sample types: float conversion in, packing out. */
-template <typename T> struct Sample;
-template <> struct Sample<uint8_t> {
-    static constexpr float maxval = 255.0f;
-};
-template <> struct Sample<uint16_t> {
-    static constexpr float maxval = 65535.0f;
-};
 
 /*
  * Arithmetic policies. ArithShared calls stencil_math.h as written. ArithShort gives the

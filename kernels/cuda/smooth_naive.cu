@@ -1,5 +1,6 @@
 /* smooth_naive.cu: the naive smoothing baseline for the bench: one launch per pass, one thread per pixel, float32 ping-pong in global memory. */
 #include "cuda_kernels.h"
+#include "sample_io.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -11,19 +12,6 @@ constexpr int kNaiveThreads = 256;     /* threads per block along a row */
 constexpr unsigned kMaxGridY = 65535u; /* hardware limit of gridDim.y; rows loop beyond */
 static_assert(kNaiveThreads % 32 == 0, "whole warps");
 
-template <typename T> struct Sample;
-template <> struct Sample<uint8_t> {
-    static constexpr float maxval = 255.0f;
-};
-template <> struct Sample<uint16_t> {
-    static constexpr float maxval = 65535.0f;
-};
-
-template <typename T> __device__ __forceinline__ void store_sample(T *p, float v)
-{
-    *p = (T)gs_quantize(v, Sample<T>::maxval);
-}
-template <> __device__ __forceinline__ void store_sample<float>(float *p, float v) { *p = v; }
 
 /* ---- kernels ---- */
 

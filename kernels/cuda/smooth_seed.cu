@@ -1,5 +1,6 @@
 /* smooth_seed.cu: the "seed" smoothing variant: the lesson's two shared-memory buffers swapping roles each pass behind an mbarrier, extended to whole rows. */
 #include "cuda_kernels.h"
+#include "sample_io.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -47,19 +48,6 @@ struct SeedGeom {
 
 /* ---- device helpers ---- */
 
-template <typename T> struct Sample;
-template <> struct Sample<uint8_t> {
-    static constexpr float maxval = 255.0f;
-};
-template <> struct Sample<uint16_t> {
-    static constexpr float maxval = 65535.0f;
-};
-
-template <typename T> __device__ __forceinline__ void store_sample(T *p, float v)
-{
-    *p = (T)gs_quantize(v, Sample<T>::maxval);
-}
-template <> __device__ __forceinline__ void store_sample<float>(float *p, float v) { *p = v; }
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
