@@ -42,16 +42,15 @@ gs_status gs_worker_select(void *worker, uint64_t work, const gs_plugin_desc **b
     const gs_options *o = s->options;
     gs_backend *chosen = NULL;
     char note[512];
+    /* The list is shared: probes run once, under the session's lock. */
+    pthread_mutex_lock(&s->lock);
     gs_status st = gs_backend_choose(&s->list, o->backend, gs_mode_op(o->mode), work,
                                      &w->explicit_path, &chosen, note, sizeof note, err, err_size);
+    int first_note = st == GS_OK && note[0] && !s->noted_fallback;
+    if (first_note) s->noted_fallback = 1;
+    pthread_mutex_unlock(&s->lock);
     if (st != GS_OK) return st;
-    if (note[0] && s->message) {
-        pthread_mutex_lock(&s->lock);
-        int first = !s->noted_fallback;
-        s->noted_fallback = 1;
-        pthread_mutex_unlock(&s->lock);
-        if (first && !o->quiet) s->message(note);
-    }
+    if (first_note && !o->quiet && s->message) s->message(note);
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i) {
         gs_live_backend *lb = &w->live[i];
         if (lb->backend && lb->backend->desc != chosen->desc) continue;

@@ -16,7 +16,7 @@ typedef struct gs_session {
     const gs_options *options;    /* parsed command line */
     gs_backend_list list;         /* discovered plugins */
     void (*message)(const char *line); /* prints a note line (main's) */
-    pthread_mutex_t lock;         /* guards noted_fallback */
+    pthread_mutex_t lock;         /* guards probes of the list and noted_fallback */
     int noted_fallback;           /* the auto fallback note was printed once */
 } gs_session;
 

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -21,6 +22,8 @@ typedef struct batch {
     gs_session *session;            /* backends and options */
     const gs_batch_events *events;  /* the caller's reporting */
     unsigned threads;               /* CPU threads per file */
+    char **outputs;                 /* output path of each input; NULL if too long */
+    int *first_user;                /* index of the first input with the same output, or -1 */
     pthread_mutex_t lock;           /* guards everything below and serialises events */
     unsigned next;                  /* next input to take */
     gs_batch_result result;         /* running totals */
@@ -44,8 +47,8 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
     *threads = threads_opt ? threads_opt : (cores / j ? cores / j : 1);
 }
 
-/* DIR/<input name>; an input whose extension gsmooth cannot write becomes <stem>.png
- * (integrals: <stem>.npy unless the name already ends in .npy). */
+/* DIR/<input name>; an input whose extension gsmooth cannot write becomes <stem>.png, and
+ * an integral always <stem>.npy (no reader takes .npy, so no input keeps its name). */
 static int output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
 {
     char copy[PATH_MAX];
@@ -61,17 +64,50 @@ static int output_path(const char *dir, const char *input, gs_mode mode, char *o
                     mode == GS_MODE_SMOOTH ? "png" : "npy") < (int)size ? 0 : -1;
 }
 
-static gs_status process(batch *b, gs_worker *w, const char *in, char *err, size_t err_size,
+static gs_status process(batch *b, gs_worker *w, unsigned i, char *err, size_t err_size,
                          gs_phase_times *t)
 {
     const gs_options *o = b->session->options;
-    char out[PATH_MAX];
+    const char *in = o->inputs[i];
     if (strcmp(in, "-") == 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
-    if (output_path(o->out_dir, in, o->mode, out, sizeof out) != 0)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: output path too long", in);
+    if (!b->outputs[i]) return gs_fail(err, err_size, GS_ERR_USAGE, "%s: output path too long", in);
+    if (b->first_user[i] >= 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is already the output of %s",
+                       in, b->outputs[i], o->inputs[b->first_user[i]]);
     gs_job job = {o, gs_worker_select, w, b->events->note};
-    return gs_pipeline_run(&job, in, out, t, err, err_size);
+    return gs_pipeline_run(&job, in, b->outputs[i], t, err, err_size);
+}
+
+/* Every input's output path, and which ones two inputs share (a/x.png and b/x.png): the
+ * later ones fail instead of silently overwriting. 0, or -1 when out of memory. */
+static int plan_outputs(batch *b)
+{
+    const gs_options *o = b->session->options;
+    unsigned n = (unsigned)o->input_count;
+    b->outputs = calloc(n ? n : 1, sizeof *b->outputs);
+    b->first_user = malloc((n ? n : 1) * sizeof *b->first_user);
+    if (!b->outputs || !b->first_user) return -1;
+    for (unsigned i = 0; i < n; ++i) {
+        char out[PATH_MAX];
+        b->first_user[i] = -1;
+        if (output_path(o->out_dir, o->inputs[i], o->mode, out, sizeof out) == 0 &&
+            !(b->outputs[i] = strdup(out)))
+            return -1;
+        for (unsigned j = 0; b->outputs[i] && j < i; ++j)
+            if (b->outputs[j] && b->first_user[j] < 0 && strcmp(b->outputs[i], b->outputs[j]) == 0) {
+                b->first_user[i] = (int)j;
+                break;
+            }
+    }
+    return 0;
+}
+
+static void free_outputs(batch *b)
+{
+    for (int i = 0; b->outputs && i < b->session->options->input_count; ++i) free(b->outputs[i]);
+    free(b->outputs);
+    free(b->first_user);
 }
 
 static void *worker_main(void *arg)
@@ -88,7 +124,7 @@ static void *worker_main(void *arg)
         const char *in = o->inputs[i];
         char err[1024];
         gs_phase_times t;
-        gs_status st = process(b, &w, in, err, sizeof err, &t);
+        gs_status st = process(b, &w, i, err, sizeof err, &t);
         struct stat sb;
         uint64_t bytes = st == GS_OK && stat(in, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 
@@ -127,6 +163,14 @@ void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_r
     gs_batch_plan(b.result.files, o->jobs, o->threads, cores > 0 ? (unsigned)cores : 1u, &jobs,
                   &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+    if (plan_outputs(&b) != 0) {
+        if (events->failed) events->failed("out of memory for the batch's list of outputs");
+        b.result.failed = b.result.files;
+        *result = b.result;
+        free_outputs(&b);
+        pthread_mutex_destroy(&b.lock);
+        return;
+    }
     gs_png_set_threads(b.threads); /* deflate threads per file, like the kernel's */
 
     pthread_t tid[GS_MAX_JOBS];
@@ -139,5 +183,6 @@ void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_r
     for (unsigned j = 1; j <= started; ++j) pthread_join(tid[j], NULL);
     b.result.elapsed_s = now_s() - b.start_s;
     *result = b.result;
+    free_outputs(&b);
     pthread_mutex_destroy(&b.lock);
 }

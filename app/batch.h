@@ -7,8 +7,9 @@
 #include "backend_session.h"
 #include "pipeline.h"
 
-/* What the batch tells its caller (main prints; the batch never does). Calls are
- * serialised: never two at once. */
+/* What the batch tells its caller (main prints; the batch never does). failed, timed and
+ * progress are serialised (never two at once); note comes from the workers' pipelines at
+ * any time, so the caller makes printing thread-safe. */
 typedef struct gs_batch_events {
     void (*failed)(const char *message);                         /* one file failed */
     void (*timed)(const char *file, const gs_phase_times *t);    /* with --time */

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* mkstemp's required template suffix. */
+/* The temporary name's suffix: six characters replaced at random (create_exclusive). */
 #define TEMP_SUFFIX ".XXXXXX"
 
 /* Mode of a newly created file before the umask, as open(O_CREAT, 0666) would give. */
@@ -91,13 +92,28 @@ const char *gs_out_format_name(gs_out_format fmt)
 
 /* ---- the temporary file ---- */
 
-/* umask() can only be read by setting it; the two calls put it back at once and nothing
- * is created in between on this thread (gsmooth creates files from one thread only). */
-static mode_t current_umask(void)
+/* Tries at a fresh random name before giving up (each collision is 1 in 62^6). */
+#define TEMP_ATTEMPTS 100
+
+/* mkstemp, but created with NEW_FILE_MODE so the kernel applies the umask: no umask()
+ * dance, which races when batch workers create files at once. */
+static int create_exclusive(char *templ)
 {
-    mode_t mask = umask(0);
-    umask(mask);
-    return mask;
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    char *x = templ + strlen(templ) - (sizeof TEMP_SUFFIX - 2); /* the six X's */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)templ;
+    for (int attempt = 0; attempt < TEMP_ATTEMPTS; attempt++) {
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u; /* LCG step */
+            x[i] = letters[(seed >> 33) % (sizeof letters - 1)];
+        }
+        int fd = open(templ, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, NEW_FILE_MODE);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 /* Create ".<name>.XXXXXX" next to the output, so the final rename stays in one file
@@ -121,7 +137,7 @@ static gs_status temp_create(gs_writer *writer, char *err, size_t err_size)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    fd = mkstemp(writer->tmp_path);
+    fd = create_exclusive(writer->tmp_path);
     if (fd >= 0) gs_temp_remember(writer->tmp_path); /* a full table only loses signal cleanup */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
@@ -130,11 +146,6 @@ static gs_status temp_create(gs_writer *writer, char *err, size_t err_size)
         writer->tmp_path = NULL; /* nothing was created, nothing to unlink */
         return gs_fail(err, err_size, GS_ERR_IO, "cannot create a file in '%.*s': %s",
                        dir_len ? (int)dir_len : 1, dir_len ? path : ".", strerror(e));
-    }
-    /* mkstemp makes 0600; the output should get what any new file gets. */
-    if (fchmod(fd, NEW_FILE_MODE & ~current_umask()) != 0) {
-        rc = gs_fail(err, err_size, GS_ERR_IO, "cannot set permissions: %s", strerror(errno));
-        goto cleanup;
     }
     writer->fp = fdopen(fd, "wb");
     if (!writer->fp) {

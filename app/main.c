@@ -1,4 +1,5 @@
 /* main.c: the gsmooth command: parses options, lists backends, runs one file or a batch, and is the only place that prints or exits. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,40 +14,39 @@
 #include "status.h"
 #include "temp_files.h"
 
+/* Batch workers print too: one lock keeps lines whole and guards progress_shown. */
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
 static int progress_shown; /* a progress line is on screen (batch, terminal) */
 
+/* Call with stderr_lock held. */
 static void end_progress_line(void)
 {
     if (progress_shown) fputs("\r\033[K", stderr);
     progress_shown = 0;
 }
 
-static void print_note(const char *file, const char *message)
+static void print_line(const char *prefix, const char *file, const char *message)
 {
+    pthread_mutex_lock(&stderr_lock);
     end_progress_line();
-    fprintf(stderr, "gsmooth: note: %s: %s\n", file, message);
+    if (file) fprintf(stderr, "gsmooth: %s%s: %s\n", prefix, file, message);
+    else fprintf(stderr, "gsmooth: %s%s\n", prefix, message);
+    pthread_mutex_unlock(&stderr_lock);
 }
 
-static void print_message(const char *line)
-{
-    end_progress_line();
-    fprintf(stderr, "gsmooth: note: %s\n", line);
-}
-
-static void print_error(const char *message)
-{
-    end_progress_line();
-    fprintf(stderr, "gsmooth: %s\n", message);
-}
+static void print_note(const char *file, const char *message) { print_line("note: ", file, message); }
+static void print_message(const char *line) { print_line("note: ", NULL, line); }
+static void print_error(const char *message) { print_line("", NULL, message); }
 
 static void print_times(const char *file, const gs_phase_times *t)
 {
-    end_progress_line();
-    fprintf(stderr,
-            "gsmooth: time: %s: decode %.2f ms, upload %.2f ms, kernel %.2f ms, download %.2f "
-            "ms, encode %.2f ms, total %.2f ms\n",
-            file, t->decode / 1e6, t->upload / 1e6, t->kernel / 1e6, t->download / 1e6,
-            t->encode / 1e6, t->total / 1e6);
+    char line[512];
+    snprintf(line, sizeof line,
+             "decode %.2f ms, upload %.2f ms, kernel %.2f ms, download %.2f ms, encode %.2f ms, "
+             "total %.2f ms",
+             t->decode / 1e6, t->upload / 1e6, t->kernel / 1e6, t->download / 1e6,
+             t->encode / 1e6, t->total / 1e6);
+    print_line("time: ", file, line);
 }
 
 /* "[####      ] 12/64 files  45.3 MB/s  ETA 0:07" on one terminal line. */
@@ -60,19 +60,22 @@ static void print_progress(unsigned done, unsigned total, uint64_t bytes, double
     bar[BAR] = '\0';
     double mbs = elapsed > 0 ? bytes / elapsed / 1e6 : 0;
     unsigned e = (unsigned)(eta + 0.5);
+    pthread_mutex_lock(&stderr_lock);
     fprintf(stderr, "\r[%s] %u/%u files  %.1f MB/s  ETA %u:%02u\033[K", bar, done, total, mbs,
             e / 60, e % 60);
     progress_shown = 1;
+    pthread_mutex_unlock(&stderr_lock);
 }
 
-static void list_backends(const gs_backend_list *list, int verbose)
+static void list_backends(gs_backend_list *list, int verbose)
 {
     if (list->count == 0) {
         printf("no backends found\n");
         return;
     }
     for (size_t i = 0; i < list->count; ++i) {
-        const gs_backend *b = &list->items[i];
+        gs_backend *b = &list->items[i];
+        gs_backend_probe(b);
         if (!b->desc) {
             if (verbose) printf("(failed)  %s\n  error: %s\n", b->path, b->load_error);
             continue;
@@ -101,7 +104,9 @@ static int run_batch(gs_session *session, const gs_options *o)
                               o->quiet ? NULL : print_note};
     gs_batch_result r;
     gs_batch_run(session, &events, &r);
+    pthread_mutex_lock(&stderr_lock);
     end_progress_line();
+    pthread_mutex_unlock(&stderr_lock);
     if (!o->quiet || r.failed)
         fprintf(stderr, "gsmooth: %u file%s, %u done, %u failed, %.2f s, %.1f files/s\n", r.files,
                 r.files == 1 ? "" : "s", r.done, r.failed, r.elapsed_s,
@@ -111,7 +116,9 @@ static int run_batch(gs_session *session, const gs_options *o)
 
 static int run_single(gs_session *session, const gs_options *o)
 {
-    gs_png_set_threads(o->threads); /* deflate on as many threads as the kernel (0 = all) */
+    /* Deflate on as many threads as the kernel; without --threads, the encoder's default
+     * (GSMOOTH_PNG_THREADS, else one per core). */
+    if (o->threads) gs_png_set_threads(o->threads);
     gs_worker w;
     gs_worker_init(&w, session, o->threads);
     gs_job job = {o, gs_worker_select, &w, o->quiet ? NULL : print_note};

@@ -125,9 +125,10 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_PLUGIN_DIR: o->plugin_dir = optarg; break;
         case OPT_THREADS:
-            if (parse_u64(optarg, 1, 1024, &v))
+            if (parse_u64(optarg, 1, GS_MAX_THREADS_OPTION, &v))
                 return gs_fail(err, err_size, GS_ERR_USAGE,
-                               "--threads takes a number from 1 to 1024, not '%s'", optarg);
+                               "--threads takes a number from 1 to %d, not '%s'",
+                               GS_MAX_THREADS_OPTION, optarg);
             o->threads = (unsigned)v;
             break;
         case OPT_MAX_PIXELS:

@@ -11,6 +11,9 @@ typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2
 typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
 typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
 
+/* Most --threads: the CPU kernels' own cap on workers (kernels/parallel.c). */
+#define GS_MAX_THREADS_OPTION 256
+
 /* Default --iters, and the default --max-pixels (2^30). */
 #define GS_DEFAULT_ITERS 3u
 #define GS_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)

@@ -423,7 +423,7 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters);
     st = job->select(job->select_ctx, work, &p.backend, &p.instance, msg, sizeof msg);
     if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s", msg);
+        gs_fail(err, err_size, st, "%s: %s", input, msg);
         goto cleanup;
     }
     const gs_plugin_desc *d = p.backend;

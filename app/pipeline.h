@@ -29,8 +29,8 @@ typedef struct gs_job {
 } gs_job;
 
 /* Process `input` into `output`. The output appears only if everything succeeded; an
- * existing output is left untouched on failure. err gets the cause without file names
- * where the cause is about the input (the caller names the file). */
+ * existing output is left untouched on failure. err gets one line that starts with the
+ * name of the file concerned (input or output) and says the cause. */
 gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
                           gs_phase_times *times, char *err, size_t err_size);
 

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,11 @@
 
 /* Most plugins one discovery keeps; more is a misconfigured directory. */
 #define GS_MAX_PLUGINS 64
+/* The descriptor's size in ABI 1.0. A later minor appends fields; plugins built for 1.0
+ * stay valid, and appended fields are read only when struct_size covers them. */
+#define GS_DESC_SIZE_1_0 (offsetof(gs_plugin_desc, timings) + sizeof(void (*)(void)))
+/* Largest buffer alignment a plugin may ask for (a page). */
+#define GS_MAX_PLUGIN_ALIGNMENT 4096u
 
 gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size)
 {
@@ -54,7 +60,7 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
                  d->abi_minor, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR);
         return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
     }
-    if (d->struct_size < sizeof(gs_plugin_desc) || !d->name || !d->probe || !d->create ||
+    if (d->struct_size < GS_DESC_SIZE_1_0 || !d->name || !d->probe || !d->create ||
         !d->destroy || ((d->ops & GS_OP_SMOOTH_ROWS) && !d->smooth_rows) ||
         ((d->ops & GS_OP_INTEGRAL_ROWS) && !d->integral_rows) ||
         ((d->ops & GS_OP_INTEGRAL_2D) && !d->integral_2d)) {
@@ -62,18 +68,32 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
                  "descriptor is incomplete (missing name, function or size)");
         return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
     }
+    if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||
+        d->alignment > GS_MAX_PLUGIN_ALIGNMENT) {
+        snprintf(out->load_error, sizeof out->load_error,
+                 "alignment %u is not a power of two up to %u", d->alignment,
+                 GS_MAX_PLUGIN_ALIGNMENT);
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+    }
     out->desc = d;
-    out->available = d->probe(out->probe_msg, sizeof out->probe_msg) == GS_PLUGIN_OK;
-    if (!out->available && !out->probe_msg[0])
-        snprintf(out->probe_msg, sizeof out->probe_msg, "unavailable (no reason given)");
     return GS_OK;
 }
 
-static int has_name(const gs_backend_list *l, const char *name)
+void gs_backend_probe(gs_backend *b)
+{
+    if (!b->desc || b->probed) return;
+    b->available = b->desc->probe(b->probe_msg, sizeof b->probe_msg) == GS_PLUGIN_OK;
+    if (!b->available && !b->probe_msg[0])
+        snprintf(b->probe_msg, sizeof b->probe_msg, "unavailable (no reason given)");
+    b->probed = 1;
+}
+
+
+static gs_backend *find(gs_backend_list *l, const char *name)
 {
     for (size_t i = 0; i < l->count; ++i)
-        if (l->items[i].desc && strcmp(l->items[i].desc->name, name) == 0) return 1;
-    return 0;
+        if (l->items[i].desc && strcmp(l->items[i].desc->name, name) == 0) return &l->items[i];
+    return NULL;
 }
 
 static int ends_with_so(const char *name)
@@ -104,7 +124,7 @@ static void scan_dir(const char *dir, gs_backend_list *l)
             snprintf(path, sizeof path, "%s/%s", dir, names[i]) < (int)sizeof path) {
             gs_backend b;
             gs_backend_load(path, &b, NULL, 0);
-            if (!b.desc || !has_name(l, b.desc->name)) l->items[l->count++] = b;
+            if (!b.desc || !find(l, b.desc->name)) l->items[l->count++] = b;
         }
         free(names[i]);
     }
@@ -149,12 +169,6 @@ void gs_backends_free(gs_backend_list *list)
     list->count = 0;
 }
 
-static gs_backend *find(gs_backend_list *l, const char *name)
-{
-    for (size_t i = 0; i < l->count; ++i)
-        if (l->items[i].desc && strcmp(l->items[i].desc->name, name) == 0) return &l->items[i];
-    return NULL;
-}
 
 void gs_ops_text(uint32_t ops, char *buf, size_t size)
 {
@@ -167,6 +181,7 @@ void gs_ops_text(uint32_t ops, char *buf, size_t size)
 
 static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
 {
+    gs_backend_probe(b);
     if (!b->available)
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s cannot run here: %s",
                        b->desc->name, b->probe_msg);
@@ -189,8 +204,10 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     *chosen = NULL;
     if (note_size) note[0] = '\0';
     if (strchr(want, '/')) {
-        gs_status st = gs_backend_load(want, scratch, err, err_size);
-        if (st != GS_OK) return st;
+        if (!scratch->desc) {
+            gs_status st = gs_backend_load(want, scratch, err, err_size);
+            if (st != GS_OK) return st;
+        }
         *chosen = scratch;
         return usable(scratch, ops, err, err_size);
     }
@@ -204,6 +221,7 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     }
     gs_backend *cuda = find(list, "cuda");
     const int big = work >= gs_auto_cuda_min_work();
+    /* Small jobs never wake the device: its probe alone costs more than they take. */
     if (cuda && big && usable(cuda, ops, NULL, 0) == GS_OK) {
         *chosen = cuda;
         return GS_OK;

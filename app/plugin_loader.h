@@ -20,7 +20,8 @@ uint64_t gs_auto_cuda_min_work(void);
 typedef struct gs_backend {
     char path[4096];              /* full path it was loaded from */
     const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
-    int available;                /* probe passed */
+    int probed;                   /* probe has run (gs_backend_probe) */
+    int available;                /* probe passed (valid once probed) */
     char probe_msg[256];          /* probe's words (reason, or what was found) */
     char load_error[512];         /* why loading failed, when desc is NULL */
 } gs_backend;
@@ -31,8 +32,13 @@ typedef struct gs_backend_list {
 } gs_backend_list;
 
 /* Load and check one plugin file: dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), entry
- * symbol, struct size and ABI version, then probe. Plugins are never unloaded. */
+ * symbol, struct size, ABI version and alignment. Plugins are never unloaded. */
 gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size);
+
+/* Run the plugin's probe once (a CUDA probe creates a context: ~60 ms), on first need:
+ * listing, an explicit choice, or an auto job big enough to consider it. Not
+ * thread-safe: callers sharing a list serialise it. */
+void gs_backend_probe(gs_backend *b);
 
 /* Scan the plugin directories in order (plugin_dir, each GSMOOTH_PLUGIN_PATH entry, then
  * <dir of the executable>/../lib/gsmooth/plugins) for *.so files. Files that fail to load
@@ -45,7 +51,8 @@ void gs_backends_free(gs_backend_list *list);
 /* Pick the backend for `want` (auto, a name, or a path containing '/') that implements
  * `ops`. For auto: CUDA when available and work >= gs_auto_cuda_min_work(), else CPU; a
  * note explaining a fallback may be written to `note` (empty otherwise). *chosen points
- * into `list` or into `scratch` (for a path). */
+ * into `list` or into `scratch` (for a path: loaded into scratch on the first call, then
+ * reused). Probes what it considers; callers sharing `list` serialise calls. */
 gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,
                             uint64_t work, gs_backend *scratch, gs_backend **chosen,
                             char *note, size_t note_size, char *err, size_t err_size);

@@ -54,3 +54,9 @@ add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 180)
+
+# A 600-file batch, good and damaged mixed, three files in flight (scripts/test_tsan.sh runs
+# the same under ThreadSanitizer).
+add_test(NAME batch_load COMMAND sh ${GS_ROBUST_TESTS_DIR}/batch_load_test.sh $<TARGET_FILE:gsmooth> 3)
+set_tests_properties(batch_load PROPERTIES LABELS "robust" TIMEOUT 300
+  ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")

@@ -400,6 +400,23 @@ START_TEST(batch_goes_on_past_failures)
     ck_assert_int_eq(r.code, 0);
     RUN(&r, "-o", tmp("nowhere"), input("noise.png"));
     ck_assert_int_eq(r.code, 1);
+    /* Two inputs with one output name: the second fails, the first's result stays. */
+    mkdir(tmp("a"), 0755);
+    mkdir(tmp("b"), 0755);
+    mkdir(tmp("same"), 0755);
+    static char png[1 << 17];
+    size_t n = read_file(input("noise.png"), png, sizeof png);
+    write_file(tmp("a/x.png"), png, n);
+    n = read_file(input("gradient.png"), png, sizeof png);
+    write_file(tmp("b/x.png"), png, n);
+    RUN(&r, "--quiet", "-o", tmp("same"), tmp("a/x.png"), tmp("b/x.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "already the output of") != NULL, "%s", r.err);
+    RUN(&r, "--quiet", "--iters", "0", tmp("same/x.png"), tmp("check.pgm"));
+    ck_assert_int_eq(r.code, 0);
+    char head[32];
+    read_file(tmp("check.pgm"), head, sizeof head);
+    ck_assert_msg(strncmp(head, "P5\n257 64\n", 10) == 0, "the first input's result was replaced");
 }
 END_TEST
 
