@@ -132,6 +132,12 @@ struct gs_writer {
  * On failure they free what they allocated and leave writer->impl NULL. */
 gs_status gs_write_png_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* BMP TGA JPG */
+/* Netpbm's whitespace (the header's separators), for the detector and the reader. */
+static inline int gs_pnm_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
 gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
 

@@ -176,10 +176,6 @@ static int head_starts(const gs_reader *reader, const void *magic, size_t len)
     return reader->head_len >= len && memcmp(reader->head, magic, len) == 0;
 }
 
-static int is_space(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /* Signatures of the formats stb_image reads, for the format name and a sharper error.
  * TGA has no signature: stb_image decides it when nothing here matched. */
@@ -206,7 +202,7 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     if (head_starts(reader, png_sig, sizeof png_sig))
         return gs_read_png_open(reader, max_pixels, err, err_size);
 
-    if (reader->head_len >= 3 && reader->head[0] == 'P' && is_space(reader->head[2])) {
+    if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
         char kind = (char)reader->head[1];
         if (kind == '5' || kind == '6') return gs_read_pnm_open(reader, max_pixels, err, err_size);
         if ((kind >= '1' && kind <= '4') || kind == '7')

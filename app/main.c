@@ -125,7 +125,7 @@ static int run_single(gs_session *session, const gs_options *o)
     gs_phase_times t;
     char err[1024];
     gs_status st = gs_pipeline_run(&job, o->inputs[0], o->output, &t, err, sizeof err);
-    if (st != GS_OK) print_error(err);
+    if (st != GS_OK) print_error(err[0] ? err : gs_status_str(st));
     else if (o->time) print_times(o->inputs[0], &t);
     gs_worker_release(&w);
     return gs_status_exit_code(st);

@@ -9,6 +9,7 @@
 
 #include "image_io.h"
 #include "integral_dtype.h"
+#include "sample_scale.h"
 
 /* Source bytes per strip when the backend states no preference. */
 #define GS_DEFAULT_STRIP_BYTES (1u << 20)
@@ -89,9 +90,9 @@ static void convert_depth(const plan *p, const void *src, void *dst, uint32_t ro
         uint8_t *d = (uint8_t *)dst + r * p->conv_stride;
         for (uint32_t x = 0; x < p->width; ++x) {
             if (p->out_bits == 16)
-                d[x] = (uint8_t)((((const uint16_t *)s)[x] * 255u + 32767u) / 65535u);
+                d[x] = (uint8_t)gs_rescale(((const uint16_t *)s)[x], 65535u, 255u);
             else
-                ((uint16_t *)d)[x] = (uint16_t)(s[x] * 257u);
+                ((uint16_t *)d)[x] = (uint16_t)gs_rescale(s[x], 255u, 65535u);
         }
     }
 }
@@ -104,7 +105,7 @@ static void scale_for_view(const plan *p, const void *src, void *dst, uint32_t r
         uint16_t *d = (uint16_t *)((uint8_t *)dst + r * p->conv_stride);
         for (uint32_t x = 0; x < p->width; ++x) {
             uint64_t v = p->out_bits == 64 ? ((const uint64_t *)s)[x] : ((const uint32_t *)s)[x];
-            d[x] = max ? (uint16_t)(((unsigned __int128)v * 65535u + max / 2) / max) : 0;
+            d[x] = max ? (uint16_t)gs_rescale(v, max, 65535u) : 0;
         }
     }
 }

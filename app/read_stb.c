@@ -2,6 +2,7 @@
 #include <stb_image.h>
 
 #include "image_io_internal.h"
+#include "sample_scale.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -265,10 +266,6 @@ static int pnm_getc(gs_source *src)
     return gs_source_read(src, &c, 1) == 1 ? c : EOF;
 }
 
-static int pnm_space(int c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
 
 /* Read one header number: skip whitespace and '#' comments, read decimal digits, then
  * consume the one whitespace byte that must follow (after maxval it is the last byte
@@ -278,7 +275,7 @@ static gs_status pnm_number(gs_source *src, const char *what, uint32_t max, uint
 {
     int c = pnm_getc(src);
     for (;;) {
-        while (pnm_space(c)) c = pnm_getc(src);
+        while (gs_pnm_space(c)) c = pnm_getc(src);
         if (c != '#') break;
         while (c != EOF && c != '\n' && c != '\r') c = pnm_getc(src);
     }
@@ -292,7 +289,7 @@ static gs_status pnm_number(gs_source *src, const char *what, uint32_t max, uint
         if (v > max)
             return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNM header: %s is over %u", what, max);
     }
-    if (!pnm_space(c))
+    if (!gs_pnm_space(c))
         return gs_fail(err, err_size, GS_ERR_FORMAT,
                        "invalid PNM header: %s not followed by whitespace", what);
     *value = (uint32_t)v;
@@ -305,7 +302,7 @@ static uint32_t pnm_scale(const pnm_state *st, uint32_t v)
 {
     if (v > st->maxval) v = st->maxval;
     if (st->maxval == st->out_max) return v;
-    return (uint32_t)(((uint64_t)v * st->out_max + st->maxval / 2) / st->maxval);
+    return (uint32_t)gs_rescale(v, st->maxval, st->out_max);
 }
 
 static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t stride,

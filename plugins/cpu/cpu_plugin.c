@@ -7,19 +7,13 @@
 #include "parallel.h"
 #include "gsmooth_plugin.h"
 #include "stencil_math.h"
-#include "strip_check.h"
+#include "plugin_util.h"
 
 struct gs_plugin_instance {
     unsigned threads;        /* worker threads; 0 = all cores */
     const gs_cpu_isa *isa;   /* row primitives chosen for this CPU at create */
     gs_cpu_workspace ws;     /* smoothing scratch, reused across strips */
 };
-
-static gs_plugin_status fail(char *err, size_t err_size, gs_plugin_status st, const char *msg)
-{
-    if (err && err_size) snprintf(err, err_size, "%s", msg);
-    return st;
-}
 
 static gs_plugin_status cpu_probe(char *err, size_t err_size)
 {
@@ -31,10 +25,10 @@ static gs_plugin_status cpu_probe(char *err, size_t err_size)
 static gs_plugin_status cpu_create(const gs_plugin_config *config, gs_plugin_instance **out,
                                    char *err, size_t err_size)
 {
-    if (!out) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
+    if (!out) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
     *out = NULL;
     gs_plugin_instance *inst = calloc(1, sizeof *inst);
-    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
     if (config && config->struct_size >= offsetof(gs_plugin_config, threads) + sizeof(uint32_t))
         inst->threads = config->threads;
     inst->isa = gs_cpu_isa_best();
@@ -54,11 +48,11 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
 {
     gs_plugin_status st = gs_strip_check(s, 0, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
-    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     if (iters > GS_MAX_ITERS)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above 100000");
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_MAX_ITERS);
     if (gs_cpu_smooth_strip(s, iters, inst->threads, inst->isa, &inst->ws) != 0)
-        return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
     return GS_PLUGIN_OK;
 }
 
@@ -67,7 +61,7 @@ static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_str
 {
     gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
-    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     gs_cpu_integral_rows_strip(s, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }
@@ -78,7 +72,7 @@ static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip
     gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst || !column_sums)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
     gs_cpu_integral_2d_strip(s, column_sums, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }

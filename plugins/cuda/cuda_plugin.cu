@@ -7,7 +7,7 @@
 
 #include "cuda_kernels.h"
 #include "gsmooth_plugin.h"
-#include "strip_check.h"
+#include "plugin_util.h"
 #include "integral_dtype.h"
 #include "stencil_math.h"
 
@@ -57,22 +57,11 @@ namespace {
 
 /* ---- errors ---- */
 
-gs_plugin_status fail(char *err, size_t err_size, gs_plugin_status st, const char *fmt, ...)
-{
-    if (err && err_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_size, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 gs_plugin_status fail_cuda(char *err, size_t err_size, const char *what, cudaError_t e)
 {
     const gs_plugin_status st = e == cudaErrorMemoryAllocation ? GS_PLUGIN_ERR_NOMEM
                                                                : GS_PLUGIN_ERR_DEVICE;
-    return fail(err, err_size, st, "CUDA %s: %s (error %d)", what, cudaGetErrorString(e),
+    return gs_plugin_fail(err, err_size, st, "CUDA %s: %s (error %d)", what, cudaGetErrorString(e),
                 (int)e);
 }
 
@@ -89,29 +78,29 @@ gs_plugin_status cuda_probe(char *err, size_t err_size)
     if (e == cudaErrorInsufficientDriver) {
         cudaGetLastError();
         if (driver == 0)
-            return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no NVIDIA driver");
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
+            return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no NVIDIA driver");
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
                     "driver too old: it supports CUDA %d.%d, the plugin needs %d.%d",
                     driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
     }
     if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no CUDA device");
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no CUDA device");
     }
     if (e == cudaErrorStubLibrary) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
                     "a stub libcuda.so is first on the library path (CUDA error 34)");
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA unavailable: %s (error %d)",
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA unavailable: %s (error %d)",
                     cudaGetErrorString(e), (int)e);
     }
     cudaDeviceProp prop;
     e = cudaGetDeviceProperties(&prop, 0);
     if (e != cudaSuccess)
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA device 0: %s",
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA device 0: %s",
                     cudaGetErrorString(e));
     e = cudaSetDevice(0);
     if (e == cudaSuccess) {
@@ -121,17 +110,17 @@ gs_plugin_status cuda_probe(char *err, size_t err_size)
     }
     if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorUnsupportedPtxVersion) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE,
                     "no kernel image for this device (%s, compute capability %d.%d; the "
                     "plugin carries sm_90 code and PTX)",
                     prop.name, prop.major, prop.minor);
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA test launch failed: %s",
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "CUDA test launch failed: %s",
                     cudaGetErrorString(e));
     }
-    fail(err, err_size, GS_PLUGIN_OK,
+    gs_plugin_fail(err, err_size, GS_PLUGIN_OK,
          "%s, compute capability %d.%d, %d device%s, driver CUDA %d.%d, runtime %d.%d",
          prop.name, prop.major, prop.minor, count, count == 1 ? "" : "s", driver / 1000,
          driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
@@ -176,7 +165,7 @@ void cuda_destroy(gs_plugin_instance *inst)
 gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance **out,
                              char *err, size_t err_size)
 {
-    if (!out) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
+    if (!out) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
     *out = NULL;
     gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_FAST;
     const char *env = getenv("GSMOOTH_CUDA_VARIANT");
@@ -188,7 +177,7 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
         else if (strcmp(env, "naive") == 0)
             variant = GS_CUDA_SMOOTH_NAIVE;
         else
-            return fail(err, err_size, GS_PLUGIN_ERR_INVALID,
+            return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
                         "GSMOOTH_CUDA_VARIANT=%s: expected fast, seed or naive", env);
     }
     int device = 0, count = 0;
@@ -198,16 +187,16 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no usable CUDA device: %s",
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no usable CUDA device: %s",
                     e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     }
     if (device >= count)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "CUDA device %d of %d does not exist",
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "CUDA device %d of %d does not exist",
                     device, count);
     if ((e = cudaSetDevice(device)) != cudaSuccess) return fail_cuda(err, err_size, "set device", e);
 
     gs_plugin_instance *inst = (gs_plugin_instance *)calloc(1, sizeof *inst);
-    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
     inst->device = device;
     inst->variant = variant;
     for (int s = 0; s < kStreams && e == cudaSuccess; ++s) {
@@ -422,7 +411,7 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, op_kind op, u
 gs_plugin_status check_strip(const gs_plugin_instance *inst, const gs_strip *s, int integral,
                              char *err, size_t err_size)
 {
-    if (!inst) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     return gs_strip_check(s, integral, err, err_size);
 }
 
@@ -432,7 +421,7 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
     gs_plugin_status st = check_strip(inst, s, 0, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (iters > GS_MAX_ITERS)
-        return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_MAX_ITERS);
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_MAX_ITERS);
     if (iters == 0) { /* the input unchanged: no device round trip */
         for (uint32_t y = 0; y < s->rows; ++y)
             memcpy((char *)s->dst + (size_t)y * s->dst_stride,
@@ -460,7 +449,7 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
 {
     gs_plugin_status st = check_strip(inst, s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
-    if (!column_sums) return fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null column sums");
+    if (!column_sums) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null column sums");
     /* column_sums is kept as the CPU reference keeps it (gs_ref_integral_2d_row): each
      * column's running sum of the rows' prefix sums, i.e. the table row just above this
      * strip. It seeds the column pass and becomes the strip's last row. */

@@ -1,10 +1,24 @@
-/* strip_check.h: the argument checks every gsmooth-shipped plugin makes on a strip (not part of the ABI: third-party plugins need only gsmooth_plugin.h). */
-#ifndef GS_STRIP_CHECK_H
-#define GS_STRIP_CHECK_H
+/* plugin_util.h: what gsmooth's own plugins share: the error-message helper and the argument checks on a strip (not part of the ABI: third-party plugins need only gsmooth_plugin.h). */
+#ifndef GS_PLUGIN_UTIL_H
+#define GS_PLUGIN_UTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "gsmooth_plugin.h"
+
+/* Write one formatted line into the caller's buffer (if any) and return `st`. */
+static inline gs_plugin_status gs_plugin_fail(char *err, size_t err_size, gs_plugin_status st,
+                                              const char *fmt, ...)
+{
+    if (err && err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_size, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
 
 /* GS_PLUGIN_OK, or the status and one line in err: null pointers, a struct from another
  * ABI, an empty strip, depths the operation cannot take, strides shorter than a row. */
@@ -24,9 +38,7 @@ static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, c
     else if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
              s->dst_stride < (size_t)s->width * (s->out_bits / 8))
         why = "stride shorter than a row";
-    if (!why) return GS_PLUGIN_OK;
-    if (err && err_size) snprintf(err, err_size, "%s", why);
-    return st;
+    return why ? gs_plugin_fail(err, err_size, st, "%s", why) : GS_PLUGIN_OK;
 }
 
-#endif /* GS_STRIP_CHECK_H */
+#endif /* GS_PLUGIN_UTIL_H */
