@@ -2,8 +2,10 @@
 #ifndef GS_CUDA_SAMPLE_IO_CUH
 #define GS_CUDA_SAMPLE_IO_CUH
 
+#include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "cuda_kernels.h"
 #include "stencil_math.h"
 
 /* The largest value of each sample type, as the float that quantisation clamps to. */
@@ -21,5 +23,24 @@ template <typename T> __device__ __forceinline__ void store_sample(T *p, float v
     *p = (T)gs_quantize(v, Sample<T>::maxval);
 }
 template <> __device__ __forceinline__ void store_sample<float>(float *p, float v) { *p = v; }
+
+/*
+ * The one map from a launch's (in, out) kinds (GS_CUDA_KIND_*) to sample types: calls
+ * launch(Tin{}, Tout{}) for the seven pairs a chain of launches uses (8 or 16 bits in and
+ * out of one launch; u8/u16 -> float first, float -> float between, float -> u8/u16 last).
+ */
+template <class Launch>
+cudaError_t gs_cuda_dispatch_kinds(uint32_t in_kind, uint32_t out_kind, Launch &&launch)
+{
+    const uint32_t F = GS_CUDA_KIND_FLOAT;
+    if (in_kind == 8 && out_kind == 8) return launch(uint8_t{}, uint8_t{});
+    if (in_kind == 16 && out_kind == 16) return launch(uint16_t{}, uint16_t{});
+    if (in_kind == 8 && out_kind == F) return launch(uint8_t{}, float{});
+    if (in_kind == 16 && out_kind == F) return launch(uint16_t{}, float{});
+    if (in_kind == F && out_kind == F) return launch(float{}, float{});
+    if (in_kind == F && out_kind == 8) return launch(float{}, uint8_t{});
+    if (in_kind == F && out_kind == 16) return launch(float{}, uint16_t{});
+    return cudaErrorInvalidValue;
+}
 
 #endif /* GS_CUDA_SAMPLE_IO_CUH */

@@ -1,5 +1,6 @@
 /* smooth_fast.cu: the fast smoothing variant: every pass in registers, neighbours by warp shuffles, pixels moved in 16-byte vectors. */
 #include "cuda_kernels.h"
+#include "mbarrier.cuh"
 #include "sample_io.cuh"
 #include "stencil_math.h"
 
@@ -104,10 +105,6 @@ struct ArithShort {
     }
 };
 
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
 /* Shared accesses by 32-bit address: one register per slot, nothing recomputed per pass. */
 __device__ __forceinline__ void st_shared(uint32_t addr, float v)
 {
@@ -184,22 +181,6 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
 
 /* ---- the bulk-copy (TMA engine) prefetch of the next segment ---- */
 
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
 /* Copy `bytes` (a multiple of 16, both addresses 16-byte aligned) from global memory into
  * shared memory on the copy engine; completion is counted on the mbarrier. Generic-proxy
  * reads of the buffer before it (ordered by a barrier) are fenced from the async writes. */
@@ -526,20 +507,9 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
     g.src_pitch = in_pitch;
     g.dst = (char *)out;
     g.dst_pitch = out_pitch;
-    if (in_kind == 8 && out_kind == 8) return launch_typed<uint8_t, uint8_t, Arith>(g, prefetch, stream);
-    if (in_kind == 16 && out_kind == 16)
-        return launch_typed<uint16_t, uint16_t, Arith>(g, prefetch, stream);
-    if (in_kind == 8 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint8_t, float, Arith>(g, prefetch, stream);
-    if (in_kind == 16 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint16_t, float, Arith>(g, prefetch, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<float, float, Arith>(g, prefetch, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 8)
-        return launch_typed<float, uint8_t, Arith>(g, prefetch, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 16)
-        return launch_typed<float, uint16_t, Arith>(g, prefetch, stream);
-    return cudaErrorInvalidValue;
+    return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
+        return launch_typed<decltype(tin), decltype(tout), Arith>(g, prefetch, stream);
+    });
 }
 
 uint32_t max_passes_per_launch(uint32_t width)

@@ -54,20 +54,9 @@ cudaError_t launch_typed(const void *in, size_t ip, void *out, size_t op, uint32
 cudaError_t launch_one(const void *in, size_t ip, uint32_t ik, void *out, size_t op,
                        uint32_t ok, uint32_t width, uint32_t rows, cudaStream_t stream)
 {
-    if (ik == 8 && ok == 8) return launch_typed<uint8_t, uint8_t>(in, ip, out, op, width, rows, stream);
-    if (ik == 16 && ok == 16)
-        return launch_typed<uint16_t, uint16_t>(in, ip, out, op, width, rows, stream);
-    if (ik == 8 && ok == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint8_t, float>(in, ip, out, op, width, rows, stream);
-    if (ik == 16 && ok == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint16_t, float>(in, ip, out, op, width, rows, stream);
-    if (ik == GS_CUDA_KIND_FLOAT && ok == GS_CUDA_KIND_FLOAT)
-        return launch_typed<float, float>(in, ip, out, op, width, rows, stream);
-    if (ik == GS_CUDA_KIND_FLOAT && ok == 8)
-        return launch_typed<float, uint8_t>(in, ip, out, op, width, rows, stream);
-    if (ik == GS_CUDA_KIND_FLOAT && ok == 16)
-        return launch_typed<float, uint16_t>(in, ip, out, op, width, rows, stream);
-    return cudaErrorInvalidValue;
+    return gs_cuda_dispatch_kinds(ik, ok, [&](auto tin, auto tout) {
+        return launch_typed<decltype(tin), decltype(tout)>(in, ip, out, op, width, rows, stream);
+    });
 }
 
 } /* namespace */

@@ -1,5 +1,6 @@
 /* smooth_seed.cu: the "seed" smoothing variant: the lesson's two shared-memory buffers swapping roles each pass behind an mbarrier, extended to whole rows. */
 #include "cuda_kernels.h"
+#include "mbarrier.cuh"
 #include "sample_io.cuh"
 #include "stencil_math.h"
 
@@ -49,36 +50,12 @@ struct SeedGeom {
 /* ---- device helpers ---- */
 
 
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
-                 : "memory");
-}
-
-__device__ __forceinline__ void mbar_inval(uint64_t *bar)
-{
-    asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-
-/* Arrive (release: this thread's shared writes become visible) and wait until the phase
- * of parity `phase & 1` completes (acquire: everyone's writes are visible). */
+/* The lesson's step between passes: every thread arrives, then waits for the phase of
+ * parity `phase & 1` to complete, so all writes of the pass are visible before the swap. */
 __device__ __forceinline__ void mbar_arrive_wait(uint64_t *bar, uint32_t phase)
 {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-    uint32_t done;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(smem_addr(bar)), "r"(phase & 1u)
-                     : "memory");
-    } while (!done);
+    mbar_arrive(smem_addr(bar));
+    mbar_wait(smem_addr(bar), phase & 1u);
 }
 
 /* One pass at buffer index j (row position xs + j) of a tile of n pixels: the adaptive
@@ -103,7 +80,7 @@ __global__ void __launch_bounds__(kSeedThreads) smooth_seed_kernel(SeedGeom g)
     __shared__ float s_b[kSeedTile];
     __shared__ uint64_t s_bar;
 
-    if (threadIdx.x == 0) mbar_init(&s_bar, blockDim.x);
+    if (threadIdx.x == 0) mbar_init(smem_addr(&s_bar), blockDim.x);
     __syncthreads(); /* the initialised barrier is visible to every thread */
     uint32_t phase = 0;
 
@@ -135,7 +112,7 @@ __global__ void __launch_bounds__(kSeedThreads) smooth_seed_kernel(SeedGeom g)
     }
 
     __syncthreads();
-    if (threadIdx.x == 0) mbar_inval(&s_bar);
+    if (threadIdx.x == 0) mbar_inval(smem_addr(&s_bar));
 }
 
 /* ---- host sizing helpers ---- */
@@ -181,19 +158,9 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
     g.src_pitch = in_pitch;
     g.dst = (char *)out;
     g.dst_pitch = out_pitch;
-    if (in_kind == 8 && out_kind == 8) return launch_typed<uint8_t, uint8_t>(g, stream);
-    if (in_kind == 16 && out_kind == 16) return launch_typed<uint16_t, uint16_t>(g, stream);
-    if (in_kind == 8 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint8_t, float>(g, stream);
-    if (in_kind == 16 && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<uint16_t, float>(g, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == GS_CUDA_KIND_FLOAT)
-        return launch_typed<float, float>(g, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 8)
-        return launch_typed<float, uint8_t>(g, stream);
-    if (in_kind == GS_CUDA_KIND_FLOAT && out_kind == 16)
-        return launch_typed<float, uint16_t>(g, stream);
-    return cudaErrorInvalidValue;
+    return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
+        return launch_typed<decltype(tin), decltype(tout)>(g, stream);
+    });
 }
 
 } /* namespace */
