@@ -24,9 +24,10 @@
 #define GS_PNG_LEVEL_SMALL 6   /* "small" */
 #define GS_PNG_LEVEL_MAX 9
 
-/* Environment variables read when the setters below were never called (an interim until
- * the command line sets them): GSMOOTH_PNG_LEVEL takes what gs_png_level_parse takes,
- * GSMOOTH_PNG_THREADS a count (0 = one per online CPU). Invalid values are ignored. */
+/* Environment variables read when the setters below were never called (no --compression
+ * or --png-level; no --threads in single-file mode): GSMOOTH_PNG_LEVEL takes what
+ * gs_png_level_parse takes, GSMOOTH_PNG_THREADS a count (0 = one per online CPU). Invalid
+ * values are ignored. */
 #define GS_PNG_LEVEL_ENV "GSMOOTH_PNG_LEVEL"
 #define GS_PNG_THREADS_ENV "GSMOOTH_PNG_THREADS"
 

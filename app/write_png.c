@@ -321,16 +321,15 @@ static void zlib_header(int level, unsigned char out[2])
     out[0] = (unsigned char)cmf, out[1] = (unsigned char)flg;
 }
 
-/* Write the piece `seq` (deflated) as one IDAT chunk, with the zlib header before the
+/* Write the deflated piece `p` as one IDAT chunk, with the zlib header before the
  * first and the Adler-32 after the last; frees the slot. */
-static gs_status write_piece(gs_writer *writer, encoder *st, piece *p, char *err, size_t err_size)
+static gs_status write_piece(encoder *st, piece *p, char *err, size_t err_size)
 {
     unsigned char head[2], tail[4];
     size_t head_len = 0, tail_len = 0;
     if (st->next_write == 0) zlib_header(st->level, head), head_len = sizeof head;
     st->adler = adler32_combine(st->adler, p->adler, (z_off_t)p->in_len);
     if (p->last) put_be32(tail, (uint32_t)st->adler), tail_len = sizeof tail;
-    (void)writer;
     gs_status rc = put_chunk(st, "IDAT", head, head_len, p->out, p->out_len, tail, tail_len, err,
                              err_size);
     set_state(st, p, PIECE_FREE);
@@ -339,7 +338,7 @@ static gs_status write_piece(gs_writer *writer, encoder *st, piece *p, char *err
 }
 
 /* Wait for the oldest unwritten piece and write it. */
-static gs_status drain_one(gs_writer *writer, encoder *st, char *err, size_t err_size)
+static gs_status drain_one(encoder *st, char *err, size_t err_size)
 {
     piece *p = piece_at(st, st->next_write);
     piece_state state;
@@ -354,13 +353,13 @@ static gs_status drain_one(gs_writer *writer, encoder *st, char *err, size_t err
     }
     if (state != PIECE_DONE)
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory compressing PNG data");
-    return write_piece(writer, st, p, err, err_size);
+    return write_piece(st, p, err, err_size);
 }
 
 /* The piece being filled is complete: keep its tail as the next piece's dictionary,
  * deflate it here or queue it, write out what is finished, and start the next piece once
  * its slot is free (blocking only then, or at the end of the stream). */
-static gs_status submit(gs_writer *writer, encoder *st, int last, char *err, size_t err_size)
+static gs_status submit(encoder *st, int last, char *err, size_t err_size)
 {
     piece *p = piece_at(st, st->filling);
     p->last = last;
@@ -380,7 +379,7 @@ static gs_status submit(gs_writer *writer, encoder *st, int last, char *err, siz
         piece_state s = get_state(st, piece_at(st, st->next_write));
         int ready = s == PIECE_DONE || s == PIECE_FAILED;
         if (!ready && !last && next - st->next_write < st->slots) break; /* slot is free */
-        rc = drain_one(writer, st, err, err_size);
+        rc = drain_one(st, err, err_size);
     }
     if (rc != GS_OK || last) return rc;
     /* The slot's previous piece is written, so no worker holds its buffers. */
@@ -394,7 +393,7 @@ static gs_status submit(gs_writer *writer, encoder *st, int last, char *err, siz
 }
 
 /* Append bytes to the stream, submitting pieces as they fill. */
-static gs_status append(gs_writer *writer, encoder *st, const unsigned char *src, size_t n,
+static gs_status append(encoder *st, const unsigned char *src, size_t n,
                         char *err, size_t err_size)
 {
     while (n > 0) {
@@ -403,7 +402,7 @@ static gs_status append(gs_writer *writer, encoder *st, const unsigned char *src
         memcpy(p->in + p->in_len, src, take);
         p->in_len += take, src += take, n -= take;
         if (p->in_len == CHUNK_BYTES) {
-            gs_status rc = submit(writer, st, 0, err, err_size);
+            gs_status rc = submit(st, 0, err, err_size);
             if (rc != GS_OK) return rc;
         }
     }
@@ -456,10 +455,10 @@ static gs_status write_rows(gs_writer *writer, const unsigned char *src, size_t 
         if (CHUNK_BYTES - p->in_len >= st->row_bytes) { /* filter straight into the piece */
             filter_row(p->in + p->in_len, row, writer->width, st->bytes_per_sample, st->level);
             p->in_len += st->row_bytes;
-            rc = p->in_len == CHUNK_BYTES ? submit(writer, st, 0, err, err_size) : GS_OK;
+            rc = p->in_len == CHUNK_BYTES ? submit(st, 0, err, err_size) : GS_OK;
         } else {
             filter_row(st->row, row, writer->width, st->bytes_per_sample, st->level);
-            rc = append(writer, st, st->row, st->row_bytes, err, err_size);
+            rc = append(st, st->row, st->row_bytes, err, err_size);
         }
         if (rc != GS_OK) return rc;
     }
@@ -469,7 +468,7 @@ static gs_status write_rows(gs_writer *writer, const unsigned char *src, size_t 
 static gs_status finish(gs_writer *writer, char *err, size_t err_size)
 {
     encoder *st = writer->impl;
-    gs_status rc = submit(writer, st, 1, err, err_size);
+    gs_status rc = submit(st, 1, err, err_size);
     if (rc == GS_OK) rc = put_chunk(st, "IEND", NULL, 0, NULL, 0, NULL, 0, err, err_size);
     return rc;
 }
