@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "test_files.h"
 #include "run_process.h"
 
 static const char *gsmooth;       /* binary under test */
@@ -84,23 +85,6 @@ static int stray_files(const char *const *allowed)
     }
     closedir(d);
     return stray;
-}
-
-static void write_file(const char *p, const void *data, size_t n)
-{
-    FILE *f = fopen(p, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    fclose(f);
-}
-
-static size_t read_file(const char *p, char *buf, size_t cap)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, cap, f);
-    fclose(f);
-    return n;
 }
 
 static void setup(void)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "run_limited.h"
 
 /*
@@ -71,23 +72,6 @@ static void problem(const char *label, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     ++problems;
-}
-
-static void write_file(const char *p, const void *data, size_t n)
-{
-    FILE *f = fopen(p, "wb");
-    ck_assert_msg(f != NULL, "cannot create %s: %s", p, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static size_t read_file(const char *p, char *buf, size_t cap)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, cap, f);
-    fclose(f);
-    return n;
 }
 
 /* Empty the output directory and put the prior output `keep` back (NULL: leave it empty). */

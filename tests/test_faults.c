@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "test_files.h"
 #include "plugin_loader.h" /* GS_AUTO_CUDA_WORK_PER_CORE */
 #include "run_limited.h"
 
@@ -100,23 +101,6 @@ static const char *golden_input(const char *name)
 }
 
 /* ---- files ---- */
-
-static void write_file(const char *p, const void *data, size_t n)
-{
-    FILE *f = fopen(p, "wb");
-    ck_assert_msg(f != NULL, "cannot create %s: %s", p, strerror(errno));
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static size_t read_file(const char *p, void *buf, size_t cap)
-{
-    FILE *f = fopen(p, "rb");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, cap, f);
-    fclose(f);
-    return n;
-}
 
 static void assert_prior_kept(const char *p)
 {
