@@ -47,15 +47,17 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
     *threads = threads_opt ? threads_opt : (cores / j ? cores / j : 1);
 }
 
-/* DIR/<input name>; an input whose extension gsmooth cannot write becomes <stem>.png, and
- * an integral always <stem>.npy (no reader takes .npy, so no input keeps its name). */
+/* DIR/<input name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
+ * .tga); any other input (.jpg, .gif, .ppm, ...) becomes <stem>.png, so a batch never
+ * loses precision to a lossy encoder the user did not ask for by name. An integral is
+ * always <stem>.npy (no reader takes .npy, so no input keeps its name). */
 static int output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
 {
     char copy[PATH_MAX];
     snprintf(copy, sizeof copy, "%s", input);
     const char *name = basename(copy);
     gs_out_format fmt;
-    int writable = gs_out_format_from_path(name, &fmt, NULL, 0) == GS_OK;
+    int writable = gs_out_format_from_path(name, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
     if (mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
     if (writable) return snprintf(out, size, "%s/%s", dir, name) < (int)size ? 0 : -1;
     const char *dot = strrchr(name, '.');

@@ -52,6 +52,9 @@ gs_status gs_out_format_from_path(const char *path, gs_out_format *out, char *er
 
 const char *gs_out_format_name(gs_out_format fmt);
 
+/* 1 when the format decodes to exactly the samples written (every format but JPEG). */
+int gs_out_format_lossless(gs_out_format fmt);
+
 typedef struct gs_writer gs_writer;
 
 /*

@@ -30,14 +30,15 @@ static const struct {
 
 static const struct {
     const char *name;
+    int lossless; /* decodes to exactly the samples written */
     gs_status (*open)(gs_writer *writer, char *err, size_t err_size);
 } out_formats[] = {
-    [GS_OUT_PNG] = {"PNG", gs_write_png_open},
-    [GS_OUT_PGM] = {"PGM", gs_write_pgm_open},
-    [GS_OUT_BMP] = {"BMP", gs_write_stb_open},
-    [GS_OUT_TGA] = {"TGA", gs_write_stb_open},
-    [GS_OUT_JPG] = {"JPEG", gs_write_stb_open},
-    [GS_OUT_NPY] = {"NPY", gs_write_npy_open},
+    [GS_OUT_PNG] = {"PNG", 1, gs_write_png_open},
+    [GS_OUT_PGM] = {"PGM", 1, gs_write_pgm_open},
+    [GS_OUT_BMP] = {"BMP", 1, gs_write_stb_open},
+    [GS_OUT_TGA] = {"TGA", 1, gs_write_stb_open},
+    [GS_OUT_JPG] = {"JPEG", 0, gs_write_stb_open},
+    [GS_OUT_NPY] = {"NPY", 1, gs_write_npy_open},
 };
 #define OUT_FORMAT_COUNT (sizeof out_formats / sizeof out_formats[0])
 _Static_assert(sizeof out_formats / sizeof out_formats[0] == GS_OUT_NPY + 1,
@@ -88,6 +89,11 @@ const char *gs_out_format_name(gs_out_format fmt)
 {
     if ((unsigned)fmt >= OUT_FORMAT_COUNT) return "unknown";
     return out_formats[fmt].name;
+}
+
+int gs_out_format_lossless(gs_out_format fmt)
+{
+    return (unsigned)fmt < OUT_FORMAT_COUNT && out_formats[fmt].lossless;
 }
 
 /* ---- the temporary file ---- */

@@ -35,8 +35,8 @@ def _pack_rows(a, bits):
     return bytes(out)
 
 
-def encode(pixels, kind="gray", bits=8, palette=None, interlace=False, trns=None):
-    """pixels: (H, W) or (H, W, C) integer array. Returns PNG bytes."""
+def encode(pixels, kind="gray", bits=8, palette=None, interlace=False, trns=None, level=9):
+    """pixels: (H, W) or (H, W, C) integer array; level: zlib level. Returns PNG bytes."""
     a = np.asarray(pixels)
     h, w = a.shape[0], a.shape[1]
     c = CHANNELS[kind]
@@ -55,7 +55,7 @@ def encode(pixels, kind="gray", bits=8, palette=None, interlace=False, trns=None
         png += _chunk(b"PLTE", bytes(np.asarray(palette, dtype=np.uint8).reshape(-1)))
     if trns is not None:
         png += _chunk(b"tRNS", bytes(trns))
-    return png + _chunk(b"IDAT", zlib.compress(raw, 9)) + _chunk(b"IEND", b"")
+    return png + _chunk(b"IDAT", zlib.compress(raw, level)) + _chunk(b"IEND", b"")
 
 
 def write(path, pixels, **kw):

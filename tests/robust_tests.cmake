@@ -34,7 +34,7 @@ add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
 target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins)
 target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
 add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
-  ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_wrong_abi>
+  ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_abi_major2>
   $<TARGET_FILE:test_plugin_no_entry> $<TARGET_FILE:test_plugin_fault_unavailable>
   $<TARGET_FILE:test_plugin_fault_strip>)
 set_tests_properties(faults PROPERTIES LABELS "robust" TIMEOUT 180

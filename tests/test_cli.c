@@ -15,7 +15,7 @@
 
 static const char *gsmooth;       /* binary under test */
 static const char *golden;        /* tests/golden directory */
-static const char *wrong_abi_so;  /* plugin with ABI major 99 */
+static const char *abi_dir;       /* the ABI fixtures: abi_<name>.so (tests/CMakeLists.txt) */
 static const char *no_entry_so;   /* shared object without the entry symbol */
 static const char *example_so;    /* third-party example plugin, or "" */
 static char scratch[256];         /* per-test temporary directory */
@@ -141,6 +141,56 @@ START_TEST(usage_errors_exit_2)
 }
 END_TEST
 
+/* Every kind of misuse: exit 2, one line on stderr that names what was wrong, no file. */
+START_TEST(every_usage_error_is_one_line_and_exit_2)
+{
+    static const struct {
+        const char *args[8]; /* NULL-terminated */
+        const char *names;   /* what the message must mention */
+    } cases[] = {
+        /* an option with no value, as the last word or before another option */
+        {{"NOISE", "OUT", "--iters", NULL}, "--iters"},
+        {{"NOISE", "OUT", "--max-pixels", NULL}, "--max-pixels"},
+        {{"NOISE", "OUT", "-o", NULL}, "-o"},
+        /* bad values */
+        {{"--iters", "three", "NOISE", "OUT", NULL}, "--iters"},
+        {{"--max-pixels", "0", "NOISE", "OUT", NULL}, "--max-pixels"},
+        {{"--threads", "257", "NOISE", "OUT", NULL}, "--threads"},
+        {{"--jobs", "x", "NOISE", "OUT", NULL}, "--jobs"},
+        {{"--depth", "24", "NOISE", "OUT", NULL}, "--depth"},
+        {{"--png-level", "-1", "NOISE", "OUT", NULL}, "PNG compression"},
+        {{"--integral=cols", "NOISE", "OUT", NULL}, "--integral"},
+        /* conflicting options */
+        {{"--integral", "--iters", "3", "NOISE", "OUT", NULL}, "--iters"},
+        {{"--integral=2d", "--depth", "8", "NOISE", "OUT", NULL}, "--depth"},
+        /* -o with no inputs; an empty --backend */
+        {{"-o", "SCRATCH", NULL}, "-o"},
+        {{"--backend", "", "NOISE", "OUT", NULL}, "--backend"},
+        /* an output extension that is not a format */
+        {{"NOISE", "OUT.tiff2", NULL}, "tiff2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const char *args[9];
+        size_t n = 0;
+        for (; cases[i].args[n]; ++n) {
+            const char *a = cases[i].args[n];
+            args[n] = !strcmp(a, "NOISE") ? input("noise.png")
+                    : !strcmp(a, "OUT") ? tmp("o.png")
+                    : !strcmp(a, "OUT.tiff2") ? tmp("o.tiff2")
+                    : !strcmp(a, "SCRATCH") ? scratch : a;
+        }
+        args[n] = NULL;
+        result r;
+        run(&r, NULL, args);
+        ck_assert_msg(r.code == 2, "case %zu (%s): exit %d, want 2; stderr: %s", i, cases[i].names,
+                      r.code, r.err);
+        assert_one_line_error(&r, cases[i].names);
+    }
+    const char *none[] = {NULL};
+    ck_assert_int_eq(stray_files(none), 0);
+}
+END_TEST
+
 START_TEST(unknown_extension_is_usage_error)
 {
     result r;
@@ -156,26 +206,63 @@ START_TEST(unknown_extension_is_usage_error)
 }
 END_TEST
 
+/* gsmooth's own reading of an image file, as 8-bit PGM bytes (header and samples). */
+static size_t decoded_pgm(const char *path, char *buf, size_t cap)
+{
+    result r;
+    RUN(&r, "--quiet", "--iters", "0", "--depth", "8", path, tmp("decoded.pgm"));
+    ck_assert_msg(r.code == 0, "%s does not read back: %s", path, r.err);
+    return read_file(tmp("decoded.pgm"), buf, cap);
+}
+
 START_TEST(smooth_writes_every_format)
 {
-    const char *names[] = {"o.png", "o.pgm", "o.bmp", "o.tga", "o.jpg", "o.JPEG", "o.npy"};
+    /* photo.png is 240 x 160 (8-bit after BT.601): the reference output is PGM, whose
+     * bytes are a short header and then the samples. */
+    enum { W = 240, H = 160 };
+    static char want[1 << 16], got[1 << 16];
     result r;
-    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
-        RUN(&r, "--quiet", input("photo.png"), tmp(names[i]));
-        ck_assert_msg(r.code == 0, "%s: %s", names[i], r.err);
+    RUN(&r, "--quiet", input("photo.png"), tmp("ref.pgm"));
+    ck_assert_int_eq(r.code, 0);
+    size_t want_n = read_file(tmp("ref.pgm"), want, sizeof want);
+    ck_assert_uint_eq(want_n, strlen("P5\n240 160\n255\n") + W * H);
+    const char *raster = want + want_n - W * H;
+
+    /* Lossless formats hold exactly the reference's pixels. */
+    const char *lossless[] = {"o.png", "o.pgm", "o.bmp", "o.tga", "o.PNG"};
+    for (size_t i = 0; i < sizeof lossless / sizeof *lossless; ++i) {
+        RUN(&r, "--quiet", input("photo.png"), tmp(lossless[i]));
+        ck_assert_msg(r.code == 0, "%s: %s", lossless[i], r.err);
         ck_assert_msg(r.err[0] == '\0', "--quiet printed: %s", r.err);
-        ck_assert(file_exists(tmp(names[i])));
+        size_t n = decoded_pgm(tmp(lossless[i]), got, sizeof got);
+        ck_assert_msg(n == want_n && memcmp(got, want, n) == 0, "%s: pixels differ from the reference",
+                      lossless[i]);
     }
-    /* What was written reads back with the same pixels (lossless formats). */
-    RUN(&r, "--iters", "0", "--quiet", tmp("o.pgm"), tmp("back.png"));
+    /* NPY holds the samples raw, as uint8, in a (160, 240) array. */
+    RUN(&r, "--quiet", input("photo.png"), tmp("o.npy"));
     ck_assert_int_eq(r.code, 0);
-    RUN(&r, "--iters", "0", "--quiet", tmp("o.bmp"), tmp("back.pgm"));
-    ck_assert_int_eq(r.code, 0);
-    static char a[1 << 17], b[1 << 17];
-    size_t na = read_file(tmp("o.pgm"), a, sizeof a), nb = read_file(tmp("back.pgm"), b, sizeof b);
-    ck_assert_uint_gt(na, 0);
-    ck_assert_uint_eq(na, nb);
-    ck_assert_mem_eq(a, b, na);
+    size_t n = read_file(tmp("o.npy"), got, sizeof got);
+    ck_assert_uint_ge(n, W * H + 64);
+    ck_assert_ptr_nonnull(memmem(got, 64, "'descr': '|u1'", 14));
+    ck_assert_ptr_nonnull(memmem(got, 128, "'shape': (160, 240)", 19));
+    ck_assert_mem_eq(got + n - W * H, raster, W * H);
+    /* JPEG is lossy: at quality 95 every pixel stays within a few levels. */
+    const char *jpegs[] = {"o.jpg", "o.JPEG"};
+    for (size_t i = 0; i < 2; ++i) {
+        RUN(&r, "--quiet", input("photo.png"), tmp(jpegs[i]));
+        ck_assert_msg(r.code == 0, "%s: %s", jpegs[i], r.err);
+        n = decoded_pgm(tmp(jpegs[i]), got, sizeof got);
+        ck_assert_uint_eq(n, want_n);
+        int worst = 0;
+        long total = 0;
+        for (size_t k = 0; k < W * H; ++k) {
+            int d = abs((unsigned char)got[n - W * H + k] - (unsigned char)raster[k]);
+            worst = d > worst ? d : worst;
+            total += d;
+        }
+        ck_assert_msg(worst <= 12 && total <= W * H, "%s: max error %d, mean %.2f", jpegs[i], worst,
+                      (double)total / (W * H));
+    }
 }
 END_TEST
 
@@ -309,6 +396,23 @@ START_TEST(sixteen_bit_to_eight_bit_formats)
 }
 END_TEST
 
+/* Samples of a 16-bit PGM that gsmooth wrote (header "P5\nW H\n65535\n"). */
+static uint16_t *read_pgm16(const char *path, unsigned *w, unsigned *h)
+{
+    static char buf[1 << 18];
+    size_t n = read_file(path, buf, sizeof buf);
+    unsigned maxval = 0;
+    int header = 0;
+    ck_assert_int_eq(sscanf(buf, "P5 %u %u %u%n", w, h, &maxval, &header), 3);
+    ck_assert_uint_eq(maxval, 65535);
+    ++header; /* the one whitespace byte before the raster */
+    ck_assert_uint_eq(n, header + 2ul * *w * *h);
+    uint16_t *v = malloc(sizeof *v * *w * *h);
+    for (size_t i = 0; i < (size_t)*w * *h; ++i)
+        v[i] = (uint16_t)((unsigned char)buf[header + 2 * i] << 8 | (unsigned char)buf[header + 2 * i + 1]);
+    return v;
+}
+
 START_TEST(integral_outputs)
 {
     result r;
@@ -321,6 +425,30 @@ START_TEST(integral_outputs)
     RUN(&r, "--integral=2d", input("gray16.png"), tmp("sat.png"));
     ck_assert_int_eq(r.code, 0);
     ck_assert_msg(strstr(r.err, "viewing") != NULL, "no viewing note: %s", r.err);
+
+    /* The pictures: 16-bit, the largest sum at 65535, never decreasing along a row (and
+     * down a column for the table); for 2d that largest sum is the bottom-right corner. */
+    const char *modes[] = {"--integral=rows", "--integral=2d"};
+    for (int m = 0; m < 2; ++m) {
+        RUN(&r, "--quiet", modes[m], input("gray16.png"), tmp("view.pgm"));
+        ck_assert_msg(r.code == 0, "%s: %s", modes[m], r.err);
+        unsigned w, h;
+        uint16_t *v = read_pgm16(tmp("view.pgm"), &w, &h);
+        ck_assert_uint_eq(w, 130);
+        ck_assert_uint_eq(h, 90);
+        unsigned top = 0;
+        for (unsigned y = 0; y < h; ++y)
+            for (unsigned x = 0; x < w; ++x) {
+                uint16_t here = v[(size_t)y * w + x];
+                top = here > top ? here : top;
+                if (x) ck_assert_msg(here >= v[(size_t)y * w + x - 1], "%s: row %u decreases at %u", modes[m], y, x);
+                if (m == 1 && y)
+                    ck_assert_msg(here >= v[(size_t)(y - 1) * w + x], "%s: column %u decreases at %u", modes[m], x, y);
+            }
+        ck_assert_uint_eq(top, 65535);
+        if (m == 1) ck_assert_uint_eq(v[(size_t)w * h - 1], 65535);
+        free(v);
+    }
 }
 END_TEST
 
@@ -337,15 +465,151 @@ START_TEST(backends_listed_and_chosen)
     RUN(&r, "--backend", "nosuch", input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 1);
     assert_one_line_error(&r, "nosuch");
-    RUN(&r, "--backend", wrong_abi_so, input("noise.png"), tmp("o.png"));
-    ck_assert_int_eq(r.code, 1);
-    assert_one_line_error(&r, "99.0");
-    ck_assert_msg(strstr(r.err, "wrong_abi") != NULL, "no file name: %s", r.err);
     RUN(&r, "--backend", no_entry_so, input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 1);
     assert_one_line_error(&r, "gs_plugin_entry");
     const char *none[] = {NULL};
     ck_assert_int_eq(stray_files(none), 0);
+}
+END_TEST
+
+/* The example plugin built to claim other ABI versions: each refused, with one line that
+ * names the file, the version it claims and the versions this gsmooth takes; the same
+ * source claiming the current version loads and gives the CPU's bytes. */
+START_TEST(abi_versions_refused_for_the_version_alone)
+{
+    static const struct {
+        const char *file, *claims;
+    } refused[] = {{"abi_major0.so", "plugin ABI 0.0"}, {"abi_major2.so", "plugin ABI 2.0"},
+                   {"abi_newer_minor.so", "plugin ABI 1."}};
+    char supports[64], path[512];
+    result r;
+    RUN(&r, "--version");
+    const char *abi = strstr(r.out, "plugin ABI ");
+    ck_assert_ptr_nonnull(abi);
+    unsigned major = 0, minor = 0;
+    ck_assert_int_eq(sscanf(abi, "plugin ABI %u.%u", &major, &minor), 2);
+    snprintf(supports, sizeof supports, "supports %u.0 to %u.%u", major, major, minor);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
+        snprintf(path, sizeof path, "%s/%s", abi_dir, refused[i].file);
+        RUN(&r, "--backend", path, "--integral", input("noise.png"), tmp("o.npy"));
+        ck_assert_msg(r.code == 1, "%s: exit %d: %s", refused[i].file, r.code, r.err);
+        assert_one_line_error(&r, refused[i].file);
+        assert_one_line_error(&r, refused[i].claims);
+        assert_one_line_error(&r, supports);
+    }
+    snprintf(path, sizeof path, "%s/abi_newer_minor.so", abi_dir);
+    char newer[32];
+    snprintf(newer, sizeof newer, "plugin ABI %u.%u,", major, minor + 1);
+    RUN(&r, "--backend", path, "--integral", input("noise.png"), tmp("o.npy"));
+    assert_one_line_error(&r, newer);
+    snprintf(path, sizeof path, "%s/abi_current.so", abi_dir);
+    RUN(&r, "--backend", path, "--integral", input("gray16.png"), tmp("fixture.npy"));
+    ck_assert_msg(r.code == 0, "the fixture at the current ABI does not run: %s", r.err);
+    RUN(&r, "--backend", "cpu", "--integral", input("gray16.png"), tmp("cpu.npy"));
+    ck_assert_int_eq(r.code, 0);
+    static char a[1 << 18], b[1 << 18];
+    size_t na = read_file(tmp("fixture.npy"), a, sizeof a), nb = read_file(tmp("cpu.npy"), b, sizeof b);
+    ck_assert_uint_gt(na, 128);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_mem_eq(a, b, na);
+    const char *left[] = {"fixture.npy", "cpu.npy", NULL};
+    ck_assert_int_eq(stray_files(left), 0);
+}
+END_TEST
+
+/* A 6 x 4 gray GIF (made with PIL): stb_image reads it. */
+static const unsigned char tiny_gif[] = {
+    0x47, 0x49, 0x46, 0x38, 0x37, 0x61, 0x06, 0x00, 0x04, 0x00, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x0a, 0x0a, 0x0a, 0x14, 0x14, 0x14, 0x1e, 0x1e, 0x1e, 0x28, 0x28, 0x28, 0x32, 0x32, 0x32, 0x3c,
+    0x3c, 0x3c, 0x46, 0x46, 0x46, 0x50, 0x50, 0x50, 0x5a, 0x5a, 0x5a, 0x64, 0x64, 0x64, 0x6e, 0x6e,
+    0x6e, 0x78, 0x78, 0x78, 0x82, 0x82, 0x82, 0x8c, 0x8c, 0x8c, 0x96, 0x96, 0x96, 0xa0, 0xa0, 0xa0,
+    0xaa, 0xaa, 0xaa, 0xb4, 0xb4, 0xb4, 0xbe, 0xbe, 0xbe, 0xc8, 0xc8, 0xc8, 0xd2, 0xd2, 0xd2, 0xdc,
+    0xdc, 0xdc, 0xe6, 0xe6, 0xe6, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00,
+    0x00, 0x00, 0x06, 0x00, 0x04, 0x00, 0x00, 0x08, 0x1e, 0x00, 0x01, 0x04, 0x10, 0x30, 0x80, 0x40,
+    0x01, 0x03, 0x07, 0x10, 0x24, 0x50, 0xb0, 0x80, 0x41, 0x03, 0x07, 0x0f, 0x20, 0x44, 0x90, 0x30,
+    0x81, 0x42, 0x05, 0x0b, 0x17, 0x02, 0x02, 0x00, 0x3b};
+
+/* The names `dir` holds, sorted and joined by spaces. */
+static void listing(const char *dir, char *out, size_t size)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    ck_assert_int_ge(n, 0);
+    out[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        if (names[i]->d_name[0] != '.')
+            snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? " " : "", names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* Batch outputs: smoothing keeps a lossless writable name (.png .pgm .bmp .tga) and gives
+ * every other input .png (a .jpg stays exact, a .gif becomes writable); integrals are .npy. */
+START_TEST(batch_output_names)
+{
+    result r;
+    write_file(tmp("g.gif"), tiny_gif, sizeof tiny_gif);
+    RUN(&r, "--quiet", input("noise.png"), tmp("j.jpg"));
+    ck_assert_int_eq(r.code, 0);
+    RUN(&r, "--quiet", input("noise.png"), tmp("b.bmp"));
+    ck_assert_int_eq(r.code, 0);
+    RUN(&r, "--quiet", input("noise.png"), tmp("m.pgm"));
+    ck_assert_int_eq(r.code, 0);
+    char names[256];
+    mkdir(tmp("smooth"), 0755);
+    RUN(&r, "--quiet", "-o", tmp("smooth"), tmp("g.gif"), tmp("j.jpg"), tmp("b.bmp"), tmp("m.pgm"),
+        input("palette.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    listing(tmp("smooth"), names, sizeof names);
+    ck_assert_str_eq(names, "b.bmp g.png j.png m.pgm palette.png");
+    mkdir(tmp("integral"), 0755);
+    RUN(&r, "--quiet", "--integral", "-o", tmp("integral"), tmp("g.gif"), tmp("j.jpg"),
+        tmp("m.pgm"), input("palette.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    listing(tmp("integral"), names, sizeof names);
+    ck_assert_str_eq(names, "g.npy j.npy m.npy palette.npy");
+    char head[16];
+    ck_assert_uint_eq(read_file(tmp("integral/palette.npy"), head, sizeof head), sizeof head);
+    ck_assert_mem_eq(head, "\x93NUMPY", 6);
+    mkdir(tmp("sat"), 0755);
+    RUN(&r, "--quiet", "--integral=2d", "-o", tmp("sat"), input("noise.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    listing(tmp("sat"), names, sizeof names);
+    ck_assert_str_eq(names, "noise.npy");
+}
+END_TEST
+
+/* --max-pixels at its boundary, for every reader: width x height - 1 refuses (exit 1, one
+ * line naming the file and the option), width x height accepts. */
+START_TEST(max_pixels_boundary)
+{
+    static const struct {
+        const char *file;
+        unsigned pixels;
+    } inputs[] = {{"n.png", 257 * 64}, {"n.pgm", 257 * 64}, {"n.bmp", 257 * 64},
+                  {"n.tga", 257 * 64}, {"n.jpg", 257 * 64}, {"g.gif", 6 * 4}};
+    result r;
+    for (size_t i = 0; i + 1 < sizeof inputs / sizeof *inputs; ++i) {
+        RUN(&r, "--quiet", "--iters", "0", input("noise.png"), tmp(inputs[i].file));
+        ck_assert_int_eq(r.code, 0);
+    }
+    write_file(tmp("g.gif"), tiny_gif, sizeof tiny_gif);
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; ++i) {
+        char below[16], exact[16];
+        snprintf(below, sizeof below, "%u", inputs[i].pixels - 1);
+        snprintf(exact, sizeof exact, "%u", inputs[i].pixels);
+        RUN(&r, "--max-pixels", below, tmp(inputs[i].file), tmp("out.png"));
+        ck_assert_msg(r.code == 1, "%s at --max-pixels %s: exit %d", inputs[i].file, below, r.code);
+        assert_one_line_error(&r, inputs[i].file);
+        assert_one_line_error(&r, "--max-pixels");
+        ck_assert(!file_exists(tmp("out.png")));
+        RUN(&r, "--quiet", "--max-pixels", exact, tmp(inputs[i].file), tmp("out.png"));
+        ck_assert_msg(r.code == 0, "%s at --max-pixels %s: %s", inputs[i].file, exact, r.err);
+        unlink(tmp("out.png"));
+    }
 }
 END_TEST
 
@@ -380,8 +644,19 @@ START_TEST(batch_goes_on_past_failures)
     ck_assert(file_exists(tmp("out/noise.png")));
     ck_assert(file_exists(tmp("out/gray16.png")));
     ck_assert(!file_exists(tmp("out/bad.png")));
+    /* A second run over the same directory replaces the outputs with the right ones. */
     RUN(&r, "-o", tmp("out"), input("noise.png"), input("gradient.png"));
     ck_assert_int_eq(r.code, 0);
+    const char *again[] = {"noise.png", "gradient.png"};
+    for (int i = 0; i < 2; ++i) {
+        static char a[1 << 17], b[1 << 17];
+        RUN(&r, "--quiet", input(again[i]), tmp("single.png"));
+        ck_assert_int_eq(r.code, 0);
+        char out[600];
+        snprintf(out, sizeof out, "%s/%s", tmp("out"), again[i]);
+        size_t na = read_file(out, a, sizeof a), nb = read_file(tmp("single.png"), b, sizeof b);
+        ck_assert_msg(na > 0 && na == nb && memcmp(a, b, na) == 0, "%s differs from a single run", again[i]);
+    }
     RUN(&r, "-o", tmp("nowhere"), input("noise.png"));
     ck_assert_int_eq(r.code, 1);
     /* Two inputs with one output name: the second fails, the first's result stays. */
@@ -496,10 +771,10 @@ END_TEST
 int main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s GSMOOTH GOLDEN_DIR WRONG_ABI_SO NO_ENTRY_SO EXAMPLE_SO\n", argv[0]);
+        fprintf(stderr, "usage: %s GSMOOTH GOLDEN_DIR ABI_FIXTURE_DIR NO_ENTRY_SO EXAMPLE_SO\n", argv[0]);
         return 2;
     }
-    gsmooth = argv[1], golden = argv[2], wrong_abi_so = argv[3], no_entry_so = argv[4];
+    gsmooth = argv[1], golden = argv[2], abi_dir = argv[3], no_entry_so = argv[4];
     example_so = argv[5];
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
@@ -518,6 +793,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, sixteen_bit_to_eight_bit_formats);
     tcase_add_test(tc, integral_outputs);
     tcase_add_test(tc, backends_listed_and_chosen);
+    tcase_add_test(tc, abi_versions_refused_for_the_version_alone);
+    tcase_add_test(tc, batch_output_names);
+    tcase_add_test(tc, max_pixels_boundary);
+    tcase_add_test(tc, every_usage_error_is_one_line_and_exit_2);
     tcase_add_test(tc, example_plugin_matches_cpu);
     tcase_add_test(tc, batch_goes_on_past_failures);
     tcase_add_test(tc, parallel_batch_matches_single_runs);

@@ -65,7 +65,7 @@ static const unsigned char png_iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE,
 
 static const char *gsmooth;        /* binary under test */
 static const char *golden;         /* tests/golden directory */
-static const char *wrong_abi_so;   /* plugin with ABI major 99 */
+static const char *wrong_abi_so;   /* the example plugin claiming ABI major 2 */
 static const char *no_entry_so;    /* shared object without the entry symbol */
 static const char *unavailable_so; /* "cuda" plugin whose probe says no */
 static const char *strip_fault_so; /* plugin failing on its third strip */
@@ -491,7 +491,7 @@ END_TEST
 START_TEST(plugin_missing_entry) { check_refused_plugin(no_entry_so, ARGS("no_entry", "gs_plugin_entry")); }
 END_TEST
 
-START_TEST(plugin_wrong_abi) { check_refused_plugin(wrong_abi_so, ARGS("wrong_abi", "99.0")); }
+START_TEST(plugin_wrong_abi) { check_refused_plugin(wrong_abi_so, ARGS("abi_major2", "2.0")); }
 END_TEST
 
 START_TEST(plugin_unavailable)
@@ -564,13 +564,19 @@ START_TEST(junk_plugins_ignored)
     ck_assert_int_eq(mkdir(plugins, 0755), 0);
     static const char text[] = "not an ELF object\n";
     write_file(path_in(plugins, "text.so"), text, strlen(text));
-    ck_assert_int_eq(symlink(wrong_abi_so, path_in(plugins, "wrong_abi.so")), 0);
+    ck_assert_int_eq(symlink(wrong_abi_so, path_in(plugins, "abi_major2.so")), 0);
     ck_assert_int_eq(symlink(no_entry_so, path_in(plugins, "no_entry.so")), 0);
     gs_child_result r;
     run(&r, ARGS("--plugin-dir", plugins, "--backend", "auto", golden_input("noise.png"),
                  tmp("o.png")), NULL);
     ck_assert_msg(r.exited && r.code == 0 && r.err[0] == '\0', "junk plugins disturbed the run: %s",
                   r.err);
+    /* ... and the CPU it found gives the bytes of a run without the junk. */
+    run(&r, ARGS("--backend", "cpu", golden_input("noise.png"), tmp("ref.png")), NULL);
+    ck_assert_msg(r.exited && r.code == 0, "reference run: %s", r.err);
+    static char a[1 << 17], b[1 << 17];
+    size_t na = read_file(tmp("o.png"), a, sizeof a), nb = read_file(tmp("ref.png"), b, sizeof b);
+    ck_assert_msg(na > 8 && na == nb && memcmp(a, b, na) == 0, "output differs from a plain CPU run");
 }
 END_TEST
 

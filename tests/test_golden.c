@@ -1,4 +1,4 @@
-/* test_golden.c: Check suite: runs gsmooth on every golden case (tests/golden/cases.txt) with one backend and compares the decoded output with the golden file pixel for pixel. */
+/* test_golden.c: Check suite: runs gsmooth on every golden case (tests/golden/cases.txt) with one backend (and, for the CPU, optionally one instruction set) and compares the decoded output with the golden file pixel for pixel. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@ typedef struct golden_case {
 } golden_case;
 
 static const char *gsmooth, *golden_dir, *backend;
+static const char *isa; /* CPU instruction set asked of the CPU plugin, or NULL for its best */
 static golden_case cases[GS_MAX_CASES];
 static int case_count;
 
@@ -117,28 +118,57 @@ START_TEST(golden_case_matches)
 }
 END_TEST
 
-/* Exit code 77 tells ctest the suite was skipped (SKIP_RETURN_CODE). */
-static int backend_unavailable(void)
+/* The line of `--list-backends -v` output that starts with `prefix`, or NULL. */
+static const char *line_starting(const char *text, const char *prefix)
 {
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        while (*line == ' ') ++line;
+        if (strncmp(line, prefix, strlen(prefix)) == 0) return line;
+    }
+    return NULL;
+}
+
+/* Why the suite cannot run here (exit 77 tells ctest it was skipped), or NULL. */
+static const char *skip_reason(void)
+{
+    static char why[256];
     gs_run_result r;
-    const char *args[] = {"--list-backends", NULL};
-    if (gs_run_process(&r, gsmooth, NULL, args) != 0) return 1;
+    const char *args[] = {"--list-backends", "-v", NULL};
+    if (gs_run_process(&r, gsmooth, NULL, args) != 0) return "gsmooth did not start";
     char want[64];
     snprintf(want, sizeof want, "%s ", backend);
-    for (char *line = r.out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-        if (strncmp(line, want, strlen(want)) == 0 && strstr(line, " available ")) return 0;
-    return 1;
+    const char *line = line_starting(r.out, want);
+    if (!line || !strstr(line, " available ")) {
+        snprintf(why, sizeof why, "backend %s is not available here (no CUDA device?)", backend);
+        return why;
+    }
+    /* The CPU plugin's probe names the instruction set it settled on: a capped set this
+     * CPU lacks falls back to a lower one, which its own suite covers. */
+    if (isa) {
+        char probe[64];
+        snprintf(probe, sizeof probe, "probe:  %s row kernels", isa);
+        if (!line_starting(r.out, probe)) {
+            snprintf(why, sizeof why, "this CPU does not run the %s kernels", isa);
+            return why;
+        }
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s GSMOOTH GOLDEN_DIR BACKEND\n", argv[0]);
+    if (argc < 4 || argc > 5) {
+        fprintf(stderr, "usage: %s GSMOOTH GOLDEN_DIR BACKEND [CPU_ISA]\n", argv[0]);
         return 2;
     }
     gsmooth = argv[1], golden_dir = argv[2], backend = argv[3];
-    if (backend_unavailable()) {
-        printf("skipped: backend %s is not available here (no CUDA device?)\n", backend);
+    isa = argc == 5 ? argv[4] : NULL;
+    /* Children inherit the cap (kernels/cpu_isa.c reads it). */
+    if (isa) setenv("GSMOOTH_CPU_ISA", isa, 1);
+    else unsetenv("GSMOOTH_CPU_ISA");
+    const char *why = skip_reason();
+    if (why) {
+        printf("skipped: %s\n", why);
         return 77;
     }
     load_cases();
@@ -147,7 +177,7 @@ int main(int argc, char **argv)
         return 1;
     }
     Suite *s = suite_create("golden");
-    TCase *tc = tcase_create(backend);
+    TCase *tc = tcase_create(isa ? isa : backend);
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, golden_case_matches, 0, case_count);
     suite_add_tcase(s, tc);

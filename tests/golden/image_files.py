@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+"""image_files.py: reads what gsmooth writes (PNG through PIL, PGM parsed here, NPY through numpy) into arrays, for the golden scripts."""
+import numpy as np
+from PIL import Image
+
+
+def read_pgm(path):
+    """A binary PGM (P5) as (int64 array, maxval); gsmooth writes no comments."""
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:  # magic, width, height, maxval
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    if fields[0] != b"P5":
+        raise ValueError(f"{path}: not a binary PGM")
+    w, h, maxval = int(fields[1]), int(fields[2]), int(fields[3])
+    dtype = ">u2" if maxval > 255 else "u1"
+    return np.frombuffer(data[pos + 1:], dtype=dtype).reshape(h, w).astype(np.int64), maxval
+
+
+def read_output(path):
+    """(array, maxval): NPY keeps its dtype (maxval None); images become int64 samples."""
+    if path.endswith(".npy"):
+        return np.load(path), None
+    if path.endswith(".pgm"):
+        return read_pgm(path)
+    im = Image.open(path)
+    bits = 16 if im.mode.startswith("I") else 8
+    return np.asarray(im).astype(np.int64), (1 << bits) - 1
