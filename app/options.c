@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gsmooth/gsmooth_plugin.h" /* GS_PLUGIN_MAX_ITERS */
 #include "png_tuning.h"
-#include "stencil_math.h"
 
 enum long_only {
     OPT_ITERS = 256, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
@@ -108,10 +108,10 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     while ((c = getopt_long(argc, argv, ":vo:", long_options, NULL)) != -1) {
         switch (c) {
         case OPT_ITERS:
-            if (parse_u64(optarg, 0, GS_MAX_ITERS, &v))
+            if (parse_u64(optarg, 0, GS_PLUGIN_MAX_ITERS, &v))
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--iters takes a whole number from 0 to %u, not '%s'",
-                               GS_MAX_ITERS, optarg);
+                               GS_PLUGIN_MAX_ITERS, optarg);
             o->iters = (uint32_t)v;
             iters_given = 1;
             break;

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "image_io.h"
-#include "integral_dtype.h"
 #include "sample_scale.h"
 
 /* Source bytes per strip when the backend states no preference. */

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 #include "options.h"
 #include "status.h"
 

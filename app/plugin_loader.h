@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 #include "status.h"
 
 /* Work (pixels x passes) per CPU core from which `auto` prefers CUDA: below cores x this,

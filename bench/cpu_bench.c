@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "cpu_kernels.h"
-#include "integral_dtype.h"
+#include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "parallel.h"
 #include "reference.h"
 
@@ -112,9 +112,8 @@ int main(int argc, char **argv)
     for (unsigned t = 0; t < threads; ++t) scratch[t] = malloc(2 * (size_t)side * sizeof(float));
     fill_photo_like(&im);
     gs_cpu_workspace ws = {0};
-    gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), side, side, 8, 8, im.pixels, side, out, side};
-    gs_strip strip32 = {GS_ABI_HEADER_INIT(gs_strip), side, side, 8, 32, im.pixels, side, out32,
-                        (size_t)side * 4};
+    gs_rows strip = {side, side, 8, 8, im.pixels, side, out, side};
+    gs_rows strip32 = {side, side, 8, 32, im.pixels, side, out32, (size_t)side * 4};
 
     double t_copy, t_plain3, t_fast3, t_plain_int, t_fast_int, t_fast_2d;
     copy_ctx cc = {im.pixels, out2, px, 1 << 20};
@@ -165,7 +164,7 @@ int main(int argc, char **argv)
         t_prev = t;
     }
     for (uint32_t sub = side / 4; sub < side; sub *= 2) {
-        gs_strip part = strip;
+        gs_rows part = strip;
         part.width = part.rows = sub;
         double t;
         TIME_MEDIAN(t, gs_cpu_smooth_strip(&part, 3, threads, NULL, &ws));

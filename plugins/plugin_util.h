@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /* Write one formatted line into the caller's buffer (if any) and return `st`. */
 static inline gs_plugin_status gs_plugin_fail(char *err, size_t err_size, gs_plugin_status st,

@@ -10,7 +10,7 @@ if(NOT DEFINED GS_CUDA_PLUGIN)
 endif()
 
 add_executable(test_cuda ${CMAKE_CURRENT_LIST_DIR}/test_cuda.c)
-target_include_directories(test_cuda PRIVATE ${PROJECT_SOURCE_DIR}/plugins)
+target_link_libraries(test_cuda PRIVATE gs_plugin_abi)
 target_link_libraries(test_cuda PRIVATE PkgConfig::CHECK ${CMAKE_DL_LIBS})
 add_dependencies(test_cuda gsmooth_cpu gsmooth_cuda)
 add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS_CUDA_PLUGIN})
@@ -18,7 +18,7 @@ set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
   ENVIRONMENT "GSMOOTH_CUDA_VARIANT=;CK_FORK=no")
 
 add_executable(test_cuda_probe ${CMAKE_CURRENT_LIST_DIR}/test_cuda_probe.c)
-target_include_directories(test_cuda_probe PRIVATE ${PROJECT_SOURCE_DIR}/plugins)
+target_link_libraries(test_cuda_probe PRIVATE gs_plugin_abi)
 target_link_libraries(test_cuda_probe PRIVATE ${CMAKE_DL_LIBS})
 add_dependencies(test_cuda_probe gsmooth_cuda)
 add_test(NAME cuda_probe COMMAND $<TARGET_FILE:test_cuda_probe> ${GS_CUDA_PLUGIN})

@@ -11,7 +11,7 @@ target_include_directories(gs_test_limited PUBLIC ${GS_ROBUST_TESTS_DIR})
 # Test plugins that fail in the ways a real one can.
 foreach(fault fault_unavailable fault_strip)
   add_library(test_plugin_${fault} MODULE ${GS_ROBUST_TESTS_DIR}/plugins/${fault}.c)
-  target_include_directories(test_plugin_${fault} PRIVATE ${GS_ROBUST_ROOT}/plugins)
+  target_link_libraries(test_plugin_${fault} PRIVATE gs_plugin_abi)
   set_target_properties(test_plugin_${fault} PROPERTIES PREFIX "" OUTPUT_NAME ${fault}
     C_VISIBILITY_PRESET hidden)
 endforeach()
@@ -31,7 +31,8 @@ set_tests_properties(damaged PROPERTIES LABELS "robust" FIXTURES_REQUIRED damage
 
 add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
 # app/ and plugins/ for plugin_loader.h: the auto threshold the fallback test must reach.
-target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins)
+target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/app)
+target_link_libraries(test_faults PRIVATE gs_plugin_abi)
 target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
 add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
   ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_abi_major2>
@@ -48,8 +49,8 @@ add_executable(test_fuzz_regressions
   ${GS_ROBUST_ROOT}/app/pipeline.c
   ${GS_ROBUST_ROOT}/plugins/cpu/cpu_plugin.c)
 target_include_directories(test_fuzz_regressions PRIVATE
-  ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins ${GS_ROBUST_ROOT}/kernels)
-target_link_libraries(test_fuzz_regressions PRIVATE gs_image_io gs_kernels ZLIB::ZLIB Threads::Threads)
+  ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins)
+target_link_libraries(test_fuzz_regressions PRIVATE gs_image_io gs_kernels gs_plugin_abi ZLIB::ZLIB Threads::Threads)
 add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /*
  * Usage: test_cuda CPU_PLUGIN.so CUDA_PLUGIN.so. Exits 77 (ctest's skip) when the CUDA

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /*
  * Usage: test_cuda_probe CUDA_PLUGIN.so. Runs where CI runs (no GPU, no driver): the module

@@ -54,8 +54,6 @@
  * passes as that takes (256 per core today: about 0.1 s of CPU work per core). */
 #define GS_AUTO_SIDE 1024
 #define GS_AUTO_PIXELS ((uint64_t)GS_AUTO_SIDE * GS_AUTO_SIDE)
-/* gsmooth's own limit on --iters (DESIGN.md). */
-#define GS_MAX_ITERS 100000u
 /* Wall-clock limit of any one gsmooth run that is not meant to be interrupted. */
 #define GS_RUN_TIMEOUT_S 60
 /* Check's limit per test: generating the 64 MB image and a few interrupted runs. */
@@ -524,7 +522,7 @@ START_TEST(auto_falls_back_to_cpu)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t min_work = (uint64_t)(cores > 0 ? cores : 1) * GS_AUTO_CUDA_WORK_PER_CORE;
     uint64_t iters = (min_work + GS_AUTO_PIXELS - 1) / GS_AUTO_PIXELS;
-    if (iters > GS_MAX_ITERS) {
+    if (iters > GS_PLUGIN_MAX_ITERS) {
         printf("test_faults: SKIPPED auto fallback: %ld cores need %llu passes, over --iters' "
                "limit\n", cores, (unsigned long long)iters);
         fflush(stdout);

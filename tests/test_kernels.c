@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
-#include "integral_dtype.h"
+#include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "reference.h"
 
 static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
@@ -40,11 +40,10 @@ static void fill_random(void *buf, size_t count, uint32_t bits)
     }
 }
 
-static gs_strip make_strip(const void *src, void *dst, uint32_t w, uint32_t h, uint32_t ib,
-                           uint32_t ob)
+static gs_rows make_strip(const void *src, void *dst, uint32_t w, uint32_t h, uint32_t ib,
+                          uint32_t ob)
 {
-    gs_strip s = {GS_ABI_HEADER_INIT(gs_strip), w, h, ib, ob, src, (size_t)w * ib / 8, dst,
-                  (size_t)w * ob / 8};
+    gs_rows s = {w, h, ib, ob, src, (size_t)w * ib / 8, dst, (size_t)w * ob / 8};
     return s;
 }
 
@@ -69,7 +68,7 @@ START_TEST(smooth_matches_reference)
                 for (int ii = 0; ii < isa_count; ++ii) {
                     gs_cpu_workspace ws = {0};
                     memset(out, 0xA5, (size_t)w * h * bytes); /* poison: every byte must be written */
-                    gs_strip s = make_strip(in, out, w, h, bits, bits);
+                    gs_rows s = make_strip(in, out, w, h, bits, bits);
                     ck_assert_int_eq(gs_cpu_smooth_strip(&s, k, thread_counts[ti], isas[ii], &ws), 0);
                     if (memcmp(out, ref, (size_t)w * h * bytes) != 0)
                         ck_abort_msg("smooth mismatch: width %u height %u bits %u iters %u "
@@ -166,7 +165,7 @@ static void check_integrals(uint32_t w, uint32_t h, uint32_t bits, int all_max)
             /* Uneven strips, so the 2d carry crosses strip boundaries. */
             for (uint32_t y = 0; y < h;) {
                 uint32_t rows = (y % 3) + 1 < h - y ? (y % 3) + 1 : h - y;
-                gs_strip s = make_strip(in + (size_t)y * w * ib, out + (size_t)y * w * obytes, w,
+                gs_rows s = make_strip(in + (size_t)y * w * ib, out + (size_t)y * w * obytes, w,
                                         rows, bits, ob);
                 if (mode == 0) gs_cpu_integral_rows_strip(&s, t, isas[ii]);
                 else gs_cpu_integral_2d_strip(&s, cols, t, isas[ii]);

@@ -1,5 +1,5 @@
 /* example_plugin.c: a minimal third-party gsmooth backend (integral rows only), built against nothing but the installed gsmooth_plugin.h. */
-#include <gsmooth_plugin.h>
+#include <gsmooth/gsmooth_plugin.h>
 #include <stdio.h>
 #include <stdlib.h>
 

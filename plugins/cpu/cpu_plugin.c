@@ -4,16 +4,25 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "gsmooth/gsmooth_plugin.h"
 #include "parallel.h"
-#include "gsmooth_plugin.h"
-#include "stencil_math.h"
 #include "plugin_util.h"
+#include "stencil_math.h"
+
+_Static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
 
 struct gs_plugin_instance {
     unsigned threads;        /* worker threads; 0 = all cores */
     const gs_cpu_isa *isa;   /* row primitives chosen for this CPU at create */
     gs_cpu_workspace ws;     /* smoothing scratch, reused across strips */
 };
+
+/* The kernels' view of a checked strip. */
+static gs_rows rows_of(const gs_strip *s)
+{
+    gs_rows r = {s->width, s->rows, s->in_bits, s->out_bits, s->src, s->src_stride, s->dst, s->dst_stride};
+    return r;
+}
 
 static gs_plugin_status cpu_probe(char *err, size_t err_size)
 {
@@ -49,9 +58,10 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
     gs_plugin_status st = gs_strip_check(s, 0, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
-    if (iters > GS_MAX_ITERS)
-        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_MAX_ITERS);
-    if (gs_cpu_smooth_strip(s, iters, inst->threads, inst->isa, &inst->ws) != 0)
+    if (iters > GS_PLUGIN_MAX_ITERS)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_PLUGIN_MAX_ITERS);
+    const gs_rows rows = rows_of(s);
+    if (gs_cpu_smooth_strip(&rows, iters, inst->threads, inst->isa, &inst->ws) != 0)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
     return GS_PLUGIN_OK;
 }
@@ -62,7 +72,8 @@ static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_str
     gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
     if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
-    gs_cpu_integral_rows_strip(s, inst->threads, inst->isa);
+    const gs_rows rows = rows_of(s);
+    gs_cpu_integral_rows_strip(&rows, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }
 
@@ -73,7 +84,8 @@ static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip
     if (st != GS_PLUGIN_OK) return st;
     if (!inst || !column_sums)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
-    gs_cpu_integral_2d_strip(s, column_sums, inst->threads, inst->isa);
+    const gs_rows rows = rows_of(s);
+    gs_cpu_integral_2d_strip(&rows, column_sums, inst->threads, inst->isa);
     return GS_PLUGIN_OK;
 }
 

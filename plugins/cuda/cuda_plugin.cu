@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "cuda_kernels.h"
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 #include "plugin_util.h"
-#include "integral_dtype.h"
 #include "stencil_math.h"
+
+static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
 
 /*
  * Environment: GSMOOTH_CUDA_VARIANT=fast|seed|naive picks the smoothing kernel when an
@@ -420,8 +421,9 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
 {
     gs_plugin_status st = check_strip(inst, s, 0, err, err_size);
     if (st != GS_PLUGIN_OK) return st;
-    if (iters > GS_MAX_ITERS)
-        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_MAX_ITERS);
+    if (iters > GS_PLUGIN_MAX_ITERS)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
+                              GS_PLUGIN_MAX_ITERS);
     if (iters == 0) { /* the input unchanged: no device round trip */
         for (uint32_t y = 0; y < s->rows; ++y)
             memcpy((char *)s->dst + (size_t)y * s->dst_stride,

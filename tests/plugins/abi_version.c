@@ -1,5 +1,5 @@
 /* abi_version.c: the example plugin, complete and working, built to claim the ABI version GS_TEST_ABI_MAJOR.GS_TEST_ABI_MINOR (a host must refuse any major but its own, and any newer minor, for that reason alone). */
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /* The version of the header itself, for fixtures that claim it or the minor after it. */
 enum { GS_HEADER_ABI_MAJOR = GS_PLUGIN_ABI_MAJOR, GS_HEADER_ABI_MINOR = GS_PLUGIN_ABI_MINOR };

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /* The first strip call that fails (1-based), and every one after it, as a device that
  * broke: late enough that earlier strips were already handed to the encoder, so a partial

@@ -1,7 +1,7 @@
 /* fault_unavailable.c: a test plugin named "cuda" whose probe says it cannot run here, with a reason, as the real CUDA plugin does on a machine without a driver. */
 #include <stdio.h>
 
-#include "gsmooth_plugin.h"
+#include "gsmooth/gsmooth_plugin.h"
 
 /* The probe's words; the tests look for them in gsmooth's messages. */
 #define FAULT_UNAVAILABLE_REASON "no NVIDIA driver (simulated by the fault_unavailable test plugin)"

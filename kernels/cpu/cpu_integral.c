@@ -37,14 +37,14 @@ typedef void (*prefix_fn)(const void *, void *, uint32_t);
 typedef void (*accumulate_fn)(void *, void *, uint32_t, uint32_t);
 
 typedef struct integral_job {
-    const gs_strip *strip;    /* the strip */
+    const gs_rows *strip;    /* the strip */
     const gs_cpu_isa *isa;    /* used for 8 -> 32-bit prefixes */
     prefix_fn prefix;         /* other type pairs; NULL for 8 -> 32 */
     accumulate_fn accumulate; /* column accumulation for the output type */
     void *column_sums;        /* 2d carry, or NULL */
 } integral_job;
 
-static integral_job make_job(const gs_strip *s, const gs_cpu_isa *isa, void *column_sums)
+static integral_job make_job(const gs_rows *s, const gs_cpu_isa *isa, void *column_sums)
 {
     integral_job job = {s, isa ? isa : gs_cpu_isa_best(), NULL, NULL, column_sums};
     int wide = s->out_bits == 64;
@@ -58,7 +58,7 @@ static int prefix_item(void *ctx, size_t row, unsigned worker)
 {
     (void)worker;
     const integral_job *job = ctx;
-    const gs_strip *s = job->strip;
+    const gs_rows *s = job->strip;
     const void *src = (const uint8_t *)s->src + row * s->src_stride;
     void *dst = (uint8_t *)s->dst + row * s->dst_stride;
     if (job->prefix) job->prefix(src, dst, s->width);
@@ -70,7 +70,7 @@ static int accumulate_item(void *ctx, size_t item, unsigned worker)
 {
     (void)worker;
     const integral_job *job = ctx;
-    const gs_strip *s = job->strip;
+    const gs_rows *s = job->strip;
     uint32_t x0 = (uint32_t)item * GS_CPU_2D_COLUMNS;
     uint32_t x1 = s->width - x0 < GS_CPU_2D_COLUMNS ? s->width : x0 + GS_CPU_2D_COLUMNS;
     for (uint32_t r = 0; r < s->rows; ++r)
@@ -78,14 +78,14 @@ static int accumulate_item(void *ctx, size_t item, unsigned worker)
     return 0;
 }
 
-void gs_cpu_integral_rows_strip(const gs_strip *strip, unsigned threads, const gs_cpu_isa *isa)
+void gs_cpu_integral_rows_strip(const gs_rows *strip, unsigned threads, const gs_cpu_isa *isa)
 {
     integral_job job = make_job(strip, isa, NULL);
     if (threads == 0) threads = gs_cpu_count();
     gs_parallel_for(threads, strip->rows, prefix_item, &job);
 }
 
-void gs_cpu_integral_2d_strip(const gs_strip *strip, void *column_sums, unsigned threads,
+void gs_cpu_integral_2d_strip(const gs_rows *strip, void *column_sums, unsigned threads,
                               const gs_cpu_isa *isa)
 {
     integral_job job = make_job(strip, isa, column_sums);

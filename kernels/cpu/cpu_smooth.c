@@ -39,7 +39,7 @@ static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off
 static long buffer_gap(long span) { return (span + 1023) / 1024 * 1024 + GS_ALIAS_SKEW; }
 
 typedef struct smooth_job {
-    const gs_strip *strip;   /* the strip */
+    const gs_rows *strip;   /* the strip */
     uint32_t iters;          /* passes */
     const gs_cpu_isa *isa;   /* row primitives */
     long chunk;              /* output samples per work item */
@@ -50,7 +50,7 @@ typedef struct smooth_job {
 static int smooth_item(void *ctx, size_t item, unsigned worker)
 {
     const smooth_job *job = ctx;
-    const gs_strip *s = job->strip;
+    const gs_rows *s = job->strip;
     const long width = s->width, k = job->iters;
     const size_t row = item / job->chunks_per_row;
     const long x0 = (long)(item % job->chunks_per_row) * job->chunk;
@@ -105,7 +105,7 @@ void gs_cpu_workspace_release(gs_cpu_workspace *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-int gs_cpu_smooth_strip(const gs_strip *strip, uint32_t iters, unsigned threads,
+int gs_cpu_smooth_strip(const gs_rows *strip, uint32_t iters, unsigned threads,
                         const gs_cpu_isa *isa, gs_cpu_workspace *ws)
 {
     const long width = strip->width;

@@ -1,4 +1,4 @@
-/* gsmooth_plugin.h: the whole, versioned ABI between the gsmooth host and a backend plugin. */
+/* gsmooth_plugin.h: the whole, versioned ABI between the gsmooth host and a backend plugin, and the arithmetic every backend must reproduce bit for bit. */
 #ifndef GSMOOTH_PLUGIN_H
 #define GSMOOTH_PLUGIN_H
 
@@ -16,6 +16,29 @@
  * stride for source and destination, so a host can stream an image of any height through
  * a fixed amount of memory. Samples are native-endian uint8_t or uint16_t; integral output
  * is native-endian uint32_t or uint64_t.
+ *
+ * Arithmetic. Every backend gives identical bytes for every input; the host checks it
+ * against a plain C reference, and users rely on it. For each row independently:
+ *
+ *   Smoothing, `iters` = K passes (0 <= K <= GS_PLUGIN_MAX_ITERS):
+ *   - samples become float32 exactly;
+ *   - one pass: out[x] = s / n, with s = (a[x-1] + a[x]) + a[x+1] added in that order in
+ *     float32, leaving out the neighbours that fall outside the row, and n the number of
+ *     terms: 3 inside, 2 at each end, 1 when the row is one sample wide (the value is
+ *     kept). `/` is IEEE float32 division, round to nearest even (a faster sequence is
+ *     allowed only if it gives the same bits for every reachable input; halving is exact
+ *     as a multiply by 0.5f);
+ *   - K passes, each reading only the previous pass's values (double buffering);
+ *   - the result is rounded to nearest, ties to even (C's rintf), clamped to [0, 255] or
+ *     [0, 65535], and stored at the input's depth. K = 0 copies the input.
+ *   The whole row is the signal: no seam at any tile, block, strip or thread boundary.
+ *   Compile float code without contraction into FMA and without fast-math.
+ *
+ *   Integral rows: out[x] = in[0] + ... + in[x], exact in out_bits (the host picks out_bits
+ *   with gs_integral_rows_bits, so no sum overflows).
+ *   Integral 2d (summed-area table): out[y][x] = the sum of in[0..y][0..x] over the whole
+ *   image, strips after the first continuing from `column_sums`; out_bits from
+ *   gs_integral_2d_bits.
  *
  * Errors. Every call returns a gs_plugin_status. On failure it writes one line of text,
  * NUL-terminated and truncated to fit, into the caller-owned buffer `err` of `err_size`
@@ -38,6 +61,9 @@ extern "C" {
 #define GS_PLUGIN_ABI_MAJOR 1
 #define GS_PLUGIN_ABI_MINOR 0
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
+
+/* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
+#define GS_PLUGIN_MAX_ITERS 100000u
 
 #if defined(_WIN32)
 #define GS_PLUGIN_EXPORT __declspec(dllexport)
@@ -130,8 +156,8 @@ typedef struct gs_plugin_desc {
                                char *err, size_t err_size);
     void (*destroy)(gs_plugin_instance *instance); /* NULL is a no-op */
 
-    /* Smooth each row `iters` times (0 <= iters <= 100000) with the 3-point mean; the
-     * arithmetic is fixed by gsmooth's DESIGN.md and must be bit-exact. NULL if not in ops. */
+    /* Smooth each row `iters` times (0 <= iters <= GS_PLUGIN_MAX_ITERS) with the 3-point
+     * mean, bit-exact as "Arithmetic" above states. NULL if not in ops. */
     gs_plugin_status (*smooth_rows)(gs_plugin_instance *instance, const gs_strip *strip,
                                     uint32_t iters, char *err, size_t err_size);
 
@@ -152,6 +178,31 @@ typedef struct gs_plugin_desc {
 } gs_plugin_desc;
 
 typedef const gs_plugin_desc *(*gs_plugin_entry_fn)(void);
+
+/* ---- the integrals' output width: follows from the header alone ---- */
+
+/* Bits that hold every sum of `count` samples of `in_bits` bits: 32 while the largest
+ * possible sum, (2^in_bits - 1) x count, is below 2^32, else 64. */
+static inline uint32_t gs_integral_bits_for_count(uint32_t in_bits, uint64_t count)
+{
+    const uint64_t max = in_bits == 16 ? 65535u : 255u;
+    if (count > UINT64_MAX / max) return 64u; /* the product itself would overflow */
+    return max * count <= UINT32_MAX ? 32u : 64u;
+}
+
+/* Integral rows: uint32 for 8-bit input (uint64 once 255 x width reaches 2^32), uint64
+ * for 16-bit input. */
+static inline uint32_t gs_integral_rows_bits(uint32_t in_bits, uint32_t width)
+{
+    return in_bits == 16 ? 64u : gs_integral_bits_for_count(in_bits, width);
+}
+
+/* Summed-area table: uint32 when (2^in_bits - 1) x width x height is below 2^32, else
+ * uint64. */
+static inline uint32_t gs_integral_2d_bits(uint32_t in_bits, uint32_t width, uint32_t height)
+{
+    return gs_integral_bits_for_count(in_bits, (uint64_t)width * height);
+}
 
 #ifdef __cplusplus
 }
