@@ -1,5 +1,5 @@
 /* write_raster.c: the shared streaming writer for formats that are a header then raw rows of samples in a fixed byte order (PGM: big-endian, NPY: little-endian). */
-#include "image_io_internal.h"
+#include "io_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static gs_status raster_write_rows(gs_writer *writer, const unsigned char *src, 
             reorder_row(st->row, in, writer->width, st->bytes, st->big_endian);
             in = st->row;
         }
-        gs_status rc = gs_writer_put(writer, in, row_bytes, err, err_size);
+        gs_status rc = gs_out_file_put(&writer->out, in, row_bytes, err, err_size);
         if (rc != GS_OK) return rc;
     }
     return GS_OK;
@@ -86,7 +86,7 @@ gs_status gs_write_raster_open(gs_writer *writer, const void *header, size_t hea
             goto cleanup;
         }
     }
-    rc = gs_writer_put(writer, header, header_len, err, err_size);
+    rc = gs_out_file_put(&writer->out, header, header_len, err, err_size);
     if (rc != GS_OK) goto cleanup;
     writer->ops = &raster_ops;
     writer->impl = st;

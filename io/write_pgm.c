@@ -1,5 +1,5 @@
 /* write_pgm.c: the binary PGM (P5) writer, 8 or 16-bit, streamed: a text header, then big-endian rows. */
-#include "image_io_internal.h"
+#include "io_internal.h"
 
 #include <stdio.h>
 

@@ -1,15 +1,12 @@
-/* image_io_internal.h: private plumbing shared by the image readers and writers (never included outside app/image_*.c, read_*.c, write_*.c). */
-#ifndef GS_IMAGE_IO_INTERNAL_H
-#define GS_IMAGE_IO_INTERNAL_H
+/* io_internal.h: private plumbing shared by the image readers and writers in io/ (never included outside it). */
+#ifndef GS_IO_INTERNAL_H
+#define GS_IO_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "image_io.h"
-
-/* Size of the buffers that hold one library message (libpng error or warning text). */
-#define GS_IO_MSG_SIZE 256
 
 /* Bytes of the file's start kept for format detection; 24 covers the PNG signature plus
  * the IHDR chunk's length, type, width and height. */
@@ -44,7 +41,7 @@ static inline uint32_t gs_luma(uint64_t r, uint64_t g, uint64_t b)
 
 /* Turn one row of `width` pixels of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
  * native-endian `bits`-bit (8 or 16) samples into gray: alpha is dropped, colour goes
- * through gs_luma. dst and src must not overlap. Defined in image_reader.c. */
+ * through gs_luma. dst and src must not overlap. Defined in samples.c. */
 void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channels,
                     unsigned bits);
 
@@ -58,17 +55,31 @@ typedef struct gs_source {
     int read_errno;      /* errno of a failed read from fp, 0 if none */
 } gs_source;
 
-/* Read up to n bytes; a short count means end of input, or an error when read_errno is set.
- * Defined in image_reader.c. */
+/* The functions below are defined in source.c. */
+
+/* Open `path` for reading: a regular file streams; "-" (standard input), FIFOs and
+ * devices are read whole into memory, because detection reads ahead and stb_image seeks. */
+gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err_size);
+
+/* Read up to n bytes; a short count means end of input, or an error when read_errno is set. */
 size_t gs_source_read(gs_source *src, void *buf, size_t n);
 
+/* Back to the first byte. */
+gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size);
+
+/* Close and free; the struct is zeroed. */
+void gs_source_close(gs_source *src);
+
 /* ---- readers ---- */
+
+/* The PNG specification's limit on width and height (2^31 - 1), for the reader and writer. */
+#define GS_PNG_DIMENSION_MAX 0x7FFFFFFFu
 
 /* The list a user sees when the input is not an image gsmooth reads. */
 #define GS_SUPPORTED_INPUTS "PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR"
 
 /* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
- * Every reader calls it before allocating pixel memory. Defined in image_reader.c. */
+ * Every reader calls it before allocating pixel memory. Defined in samples.c. */
 gs_status gs_check_pixels(uint32_t width, uint32_t height, uint64_t max_pixels, char *err,
                           size_t err_size);
 
@@ -102,7 +113,30 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
 gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
 
+/* Netpbm's whitespace (the header's separators), for the detector and the reader. */
+static inline int gs_pnm_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* ---- writers ---- */
+
+/* The atomic output file (out_file.c): a temporary file beside the target, renamed onto
+ * it only by gs_out_file_commit; "-" is standard output, written directly. */
+typedef struct gs_out_file {
+    FILE *fp;       /* the temporary file, or stdout */
+    char *path;     /* final path (a symlink's target); NULL for stdout */
+    char *tmp_path; /* temporary file, unlinked unless renamed; NULL for stdout */
+} gs_out_file;
+
+/* Check the target (not a directory, device or FIFO) and create the temporary file. */
+gs_status gs_out_file_open(gs_out_file *f, const char *path, char *err, size_t err_size);
+/* Write n bytes; a short write is GS_ERR_IO with strerror. */
+gs_status gs_out_file_put(gs_out_file *f, const void *buf, size_t n, char *err, size_t err_size);
+/* Flush; for a file also fsync, close, rename into place and sync the directory. */
+gs_status gs_out_file_commit(gs_out_file *f, char *err, size_t err_size);
+/* Close, and unlink the temporary file unless it was renamed; frees the paths. */
+void gs_out_file_discard(gs_out_file *f);
 
 typedef struct gs_writer_ops {
     /* Append `rows` rows (the generic layer has checked the count and the stride). */
@@ -117,14 +151,12 @@ typedef struct gs_writer_ops {
 struct gs_writer {
     const gs_writer_ops *ops; /* the format's functions */
     void *impl;               /* the format's state, owned, freed by ops->destroy */
-    FILE *fp;                 /* the temporary file, or stdout */
+    gs_out_file out;          /* where the bytes go */
     gs_out_format format;     /* what is written */
     uint32_t width;           /* samples per row */
     uint32_t height;          /* rows */
     uint32_t bits;            /* bits per sample in the caller's rows */
     uint32_t rows_written;    /* rows accepted so far */
-    char *path;               /* final path; NULL for stdout */
-    char *tmp_path;           /* temporary file, unlinked unless renamed; NULL for stdout */
     int failed;               /* a write failed: only abort (or a failing commit) remains */
 };
 
@@ -132,12 +164,6 @@ struct gs_writer {
  * On failure they free what they allocated and leave writer->impl NULL. */
 gs_status gs_write_png_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* BMP TGA JPG */
-/* Netpbm's whitespace (the header's separators), for the detector and the reader. */
-static inline int gs_pnm_space(int c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
 gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
 
@@ -146,38 +172,4 @@ gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_raster_open(gs_writer *writer, const void *header, size_t header_len,
                                int big_endian, char *err, size_t err_size);
 
-/* Write n bytes to writer->fp; a short write is GS_ERR_IO with strerror. Defined in
- * image_writer.c. */
-gs_status gs_writer_put(gs_writer *writer, const void *buf, size_t n, char *err,
-                        size_t err_size);
-
-/* ---- libpng glue shared by read_png.c and write_png.c (visible only after <png.h>) ---- */
-#ifdef PNG_LIBPNG_VER_STRING
-
-/* The PNG specification's limit on width and height (2^31 - 1). */
-#define GS_PNG_DIMENSION_MAX ((png_uint_32)0x7FFFFFFF)
-
-/* What libpng reported; the error and warning handlers below write here, never to a
- * terminal. Pass it as libpng's error pointer. */
-typedef struct gs_png_msgs {
-    char error[GS_IO_MSG_SIZE];   /* the message of the png_error that ended the call */
-    char warning[GS_IO_MSG_SIZE]; /* the last warning, for context in an error message */
-    int out_of_memory;            /* an allocation failed: the error is GS_ERR_NOMEM */
-} gs_png_msgs;
-
-/* The handlers below are defined in read_png.c and used by both directions. Create the
- * png struct with png_create_{read,write}_struct_2, passing one gs_png_msgs as both the
- * error pointer and the memory pointer. */
-
-/* Error handler: stores the message and longjmps to png_jmpbuf. */
-PNG_NORETURN void gs_png_on_error(png_structp png, png_const_charp msg);
-/* Warning handler: stores the message, prints nothing. */
-void gs_png_on_warning(png_structp png, png_const_charp msg);
-/* malloc/free for libpng that note a failed allocation, so it reads as out of memory
- * rather than as bad data. */
-png_voidp gs_png_malloc(png_structp png, png_alloc_size_t size);
-void gs_png_free(png_structp png, png_voidp ptr);
-
-#endif /* PNG_LIBPNG_VER_STRING */
-
-#endif /* GS_IMAGE_IO_INTERNAL_H */
+#endif /* GS_IO_INTERNAL_H */

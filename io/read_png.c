@@ -1,7 +1,7 @@
 /* read_png.c: the libpng reader: every PNG colour type and bit depth to 8- or 16-bit gray, streamed row by row (interlaced images are decoded whole). */
 #include <png.h>
 
-#include "image_io_internal.h"
+#include "io_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +35,20 @@ static const png_byte ignored_chunks[] = {
 #define IHDR_END_AT 24
 _Static_assert(IHDR_END_AT <= GS_IO_HEAD_SIZE, "the kept head must cover the IHDR size fields");
 
+/* Longest libpng message kept (its own messages are short). */
+#define PNG_MESSAGE_SIZE 256
+
+/* What libpng reported; passed as its error pointer and its memory pointer. */
+typedef struct png_messages {
+    char error[PNG_MESSAGE_SIZE];   /* the message of the png_error that ended the call */
+    char warning[PNG_MESSAGE_SIZE]; /* the last warning */
+    int out_of_memory;              /* an allocation failed: the error is GS_ERR_NOMEM */
+} png_messages;
+
 typedef struct decoder {
     png_structp png;      /* libpng's decoder */
     png_infop info;       /* libpng's header data */
-    gs_png_msgs msgs;     /* where the handlers put libpng's messages */
+    png_messages msgs;    /* where the handlers put libpng's messages */
     gs_source *src;       /* the reader's input, read by read_callback */
     int io_failed;        /* the input could not be read (not a PNG problem) */
     unsigned channels;    /* samples per pixel after libpng's transforms: 1 or 3 */
@@ -50,32 +60,35 @@ typedef struct decoder {
     png_bytep *row_ptrs;  /* row pointers into image while png_read_image runs */
 } decoder;
 
-/* ---- libpng glue shared with write_png.c ---- */
+/* ---- libpng's messages and memory, kept here: nothing reaches a terminal ---- */
 
-void gs_png_on_error(png_structp png, png_const_charp msg)
+/* libpng's error handler: keeps the message and longjmps to png_jmpbuf. */
+static PNG_NORETURN void on_error(png_structp png, png_const_charp msg)
 {
-    gs_png_msgs *msgs = png_get_error_ptr(png);
+    png_messages *msgs = png_get_error_ptr(png);
     if (msgs) snprintf(msgs->error, sizeof msgs->error, "%s", msg ? msg : "unknown libpng error");
     png_longjmp(png, 1);
 }
 
-void gs_png_on_warning(png_structp png, png_const_charp msg)
+/* libpng's warning handler: keeps the last warning, for context in an error message. */
+static void on_warning(png_structp png, png_const_charp msg)
 {
-    gs_png_msgs *msgs = png_get_error_ptr(png);
+    png_messages *msgs = png_get_error_ptr(png);
     if (msgs) snprintf(msgs->warning, sizeof msgs->warning, "%s", msg ? msg : "");
 }
 
-png_voidp gs_png_malloc(png_structp png, png_alloc_size_t size)
+/* malloc for libpng that notes a failure, so it reads as out of memory, not bad data. */
+static png_voidp on_malloc(png_structp png, png_alloc_size_t size)
 {
     void *ptr = malloc(size);
     if (!ptr) {
-        gs_png_msgs *msgs = png_get_mem_ptr(png);
+        png_messages *msgs = png_get_mem_ptr(png);
         if (msgs) msgs->out_of_memory = 1;
     }
     return ptr;
 }
 
-void gs_png_free(png_structp png, png_voidp ptr)
+static void on_free(png_structp png, png_voidp ptr)
 {
     (void)png;
     free(ptr);
@@ -258,8 +271,8 @@ gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err, si
         goto cleanup;
     }
     st->src = &reader->src;
-    st->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &st->msgs, gs_png_on_error,
-                                       gs_png_on_warning, &st->msgs, gs_png_malloc, gs_png_free);
+    st->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &st->msgs, on_error, on_warning,
+                                       &st->msgs, on_malloc, on_free);
     if (st->png) st->info = png_create_info_struct(st->png);
     if (!st->png || !st->info) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "cannot set up the PNG decoder%s%s",

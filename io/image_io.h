@@ -42,7 +42,8 @@ typedef enum gs_out_format {
     GS_OUT_BMP,
     GS_OUT_TGA,
     GS_OUT_JPG,
-    GS_OUT_NPY
+    GS_OUT_NPY,
+    GS_OUT_FORMAT_COUNT /* not a format: how many there are */
 } gs_out_format;
 
 /* Output format from the path's extension (case-insensitive); "-" is PNG on stdout.

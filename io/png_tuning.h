@@ -47,4 +47,8 @@ int gs_png_level(void);
  * caller's thread. In batch mode with several files in flight, pass cores / jobs. */
 void gs_png_set_threads(unsigned threads);
 
+/* The deflate threads a writer opened now would use (setter, else environment, else one
+ * per online CPU), at most 16. */
+unsigned gs_png_threads(void);
+
 #endif /* GS_PNG_TUNING_H */

@@ -1,5 +1,5 @@
 /* write_npy.c: the NumPy .npy (format version 1.0) writer for exact integral images, streamed one row at a time. */
-#include "image_io_internal.h"
+#include "io_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

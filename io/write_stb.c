@@ -1,7 +1,7 @@
 /* write_stb.c: BMP, TGA and JPEG writers through stb_image_write (whole image, encoded at commit). */
 #include <stb_image_write.h>
 
-#include "image_io_internal.h"
+#include "io_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -132,7 +132,7 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size)
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    st->fp = writer->fp;
+    st->fp = writer->out.fp;
     st->pixels = malloc((size_t)writer->width * writer->height);
     if (!st->pixels) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %ux%u %s image",

@@ -1,0 +1,137 @@
+/* reader.c: opens an input (path or "-"), detects its format from the magic bytes, and hands rows out through the format's reader. */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Fill reader->head with the input's first bytes and put the source back at its start. */
+static gs_status read_head(gs_reader *reader, char *err, size_t err_size)
+{
+    gs_source *src = &reader->src;
+    reader->head_len = gs_source_read(src, reader->head, sizeof reader->head);
+    if (src->read_errno)
+        return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(src->read_errno));
+    gs_status rc = gs_source_rewind(src, err, err_size);
+    if (rc == GS_OK && reader->head_len == 0) rc = gs_fail(err, err_size, GS_ERR_FORMAT, "empty file");
+    return rc;
+}
+
+/* ---- format detection ---- */
+
+static int head_starts(const gs_reader *reader, const void *magic, size_t len)
+{
+    return reader->head_len >= len && memcmp(reader->head, magic, len) == 0;
+}
+
+
+/* Signatures of the formats stb_image reads, for the format name and a sharper error.
+ * TGA has no signature: stb_image decides it when nothing here matched. */
+static const struct {
+    const char *magic;
+    size_t len;
+    const char *name;
+} stb_magic[] = {
+    {"\xFF\xD8\xFF", 3, "JPEG"},
+    {"BM", 2, "BMP"},
+    {"GIF87a", 6, "GIF"},
+    {"GIF89a", 6, "GIF"},
+    {"8BPS", 4, "PSD"},
+    {"#?RADIANCE\n", 11, "HDR"},
+    {"#?RGBE\n", 7, "HDR"},
+    {"\x53\x80\xF6\x34", 4, "PIC"},
+};
+
+static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *err,
+                                 size_t err_size)
+{
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+
+    if (head_starts(reader, png_sig, sizeof png_sig))
+        return gs_read_png_open(reader, max_pixels, err, err_size);
+
+    if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
+        char kind = (char)reader->head[1];
+        if (kind == '5' || kind == '6') return gs_read_pnm_open(reader, max_pixels, err, err_size);
+        if ((kind >= '1' && kind <= '4') || kind == '7')
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "Netpbm type P%c is not supported (only binary PGM P5 and PPM P6)", kind);
+    }
+
+    for (size_t i = 0; i < sizeof stb_magic / sizeof stb_magic[0]; i++)
+        if (head_starts(reader, stb_magic[i].magic, stb_magic[i].len))
+            return gs_read_stb_open(reader, max_pixels, stb_magic[i].name, err, err_size);
+
+    return gs_read_stb_open(reader, max_pixels, NULL, err, err_size);
+}
+
+/* ---- public API ---- */
+
+gs_status gs_reader_open(const char *path, uint64_t max_pixels, gs_reader **out,
+                         gs_image_info *info, char *err, size_t err_size)
+{
+    gs_status rc;
+    gs_reader *reader = NULL;
+
+    if (out) *out = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    if (!path || !out || !info)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "gs_reader_open: NULL argument");
+
+    reader = calloc(1, sizeof *reader);
+    if (!reader) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+
+    rc = gs_source_open(path, &reader->src, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+    rc = read_head(reader, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+    rc = open_by_content(reader, max_pixels, err, err_size);
+    if (rc != GS_OK) goto cleanup;
+
+    /* Every opener promises this; checked once here so the row code can rely on it. */
+    if (reader->info.width == 0 || reader->info.height == 0 ||
+        (reader->info.bits != 8 && reader->info.bits != 16)) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT, "decoder gave an invalid header (%ux%u, %u-bit)",
+                     reader->info.width, reader->info.height, reader->info.bits);
+        goto cleanup;
+    }
+    *info = reader->info;
+    *out = reader;
+    reader = NULL;
+
+cleanup:
+    gs_reader_close(reader);
+    return rc;
+}
+
+gs_status gs_reader_read_rows(gs_reader *reader, void *dst, size_t stride, uint32_t rows,
+                              char *err, size_t err_size)
+{
+    if (!reader || (!dst && rows))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "gs_reader_read_rows: NULL argument");
+    if (reader->failed)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "an earlier read from this image failed");
+    if (rows > reader->info.height - reader->next_row)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "asked for rows %u..%u of an image of %u rows",
+                       reader->next_row, reader->next_row + (rows - 1), reader->info.height);
+    size_t row_bytes = (size_t)reader->info.width * (reader->info.bits / 8);
+    if (rows > 1 && stride < row_bytes)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "row stride %zu is below the row size %zu",
+                       stride, row_bytes);
+    if (rows == 0) return GS_OK;
+
+    gs_status rc = reader->ops->read_rows(reader, dst, stride, rows, err, err_size);
+    if (rc != GS_OK) {
+        reader->failed = 1;
+        return rc;
+    }
+    reader->next_row += rows;
+    return GS_OK;
+}
+
+void gs_reader_close(gs_reader *reader)
+{
+    if (!reader) return;
+    if (reader->ops && reader->impl) reader->ops->destroy(reader->impl);
+    gs_source_close(&reader->src);
+    free(reader);
+}
