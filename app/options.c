@@ -1,13 +1,13 @@
-/* options.c: command-line parsing (getopt_long) with range checks on every number. */
+/* options.c: command-line parsing (getopt_long): a table of numeric options with their ranges, named values, and the checks between options. */
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gsmooth/gsmooth_plugin.h" /* GS_PLUGIN_MAX_ITERS */
+#include "batch.h"
 #include "png_tuning.h"
 
 enum long_only {
@@ -37,6 +37,24 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The options that take a whole number: their range and the field they set. */
+typedef struct numeric_option {
+    int id;           /* getopt_long's value */
+    const char *name; /* as typed */
+    uint64_t lo, hi;  /* accepted range */
+    size_t offset;    /* field in gs_options */
+    size_t size;      /* its width: sizeof(uint32_t) or sizeof(uint64_t) */
+} numeric_option;
+
+static const numeric_option numeric_options[] = {
+    {OPT_ITERS, "--iters", 0, GS_PLUGIN_MAX_ITERS, offsetof(gs_options, work.iters), sizeof(uint32_t)},
+    {OPT_THREADS, "--threads", 1, GS_MAX_THREADS_OPTION, offsetof(gs_options, threads), sizeof(unsigned)},
+    {OPT_MAX_PIXELS, "--max-pixels", 1, GS_MAX_PIXELS_OPTION, offsetof(gs_options, work.max_pixels),
+     sizeof(uint64_t)},
+    {OPT_JOBS, "--jobs", 1, GS_MAX_JOBS, offsetof(gs_options, jobs), sizeof(unsigned)},
+};
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "unsigned fields are stored as uint32_t");
+
 /* Parse a whole decimal number in [lo, hi]; -1 on anything else. */
 static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
@@ -49,10 +67,35 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
     return 0;
 }
 
+/* Set the field of numeric option `opt` from `text`; GS_ERR_USAGE with the range. */
+static gs_status set_number(gs_options *o, const numeric_option *opt, const char *text, char *err,
+                            size_t err_size)
+{
+    uint64_t v;
+    if (parse_u64(text, opt->lo, opt->hi, &v))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s takes a whole number from %llu to %llu, not '%s'",
+                       opt->name, (unsigned long long)opt->lo, (unsigned long long)opt->hi, text);
+    unsigned char *field = (unsigned char *)o + opt->offset;
+    if (opt->size == sizeof(uint32_t)) {
+        uint32_t narrow = (uint32_t)v; /* hi fits: every 32-bit option's range does */
+        memcpy(field, &narrow, sizeof narrow);
+    } else {
+        memcpy(field, &v, sizeof v);
+    }
+    return GS_OK;
+}
+
+static const numeric_option *find_numeric(int id)
+{
+    for (size_t i = 0; i < sizeof numeric_options / sizeof *numeric_options; ++i)
+        if (numeric_options[i].id == id) return &numeric_options[i];
+    return NULL;
+}
+
 void gs_options_print_help(FILE *to)
 {
-    fputs(
-        "Usage: gsmooth [OPTIONS] INPUT OUTPUT          smooth each row (3 passes)\n"
+    fprintf(to,
+        "Usage: gsmooth [OPTIONS] INPUT OUTPUT          smooth each row (%u passes)\n"
         "       gsmooth --integral[=rows|2d] INPUT OUT.npy\n"
         "       gsmooth [OPTIONS] -o DIR INPUT...        batch: writes DIR/<input name>\n"
         "       gsmooth --list-backends [-v] | --help | --version\n"
@@ -61,17 +104,17 @@ void gs_options_print_help(FILE *to)
         "(identical bytes on every backend), or writes its integral image.\n"
         "\n"
         "Options:\n"
-        "  --iters K          smoothing passes, 0..100000 (default 3)\n"
+        "  --iters K          smoothing passes, 0..%u (default %u)\n"
         "  --integral[=MODE]  rows (default): prefix sum of each row; 2d: summed-area table\n"
         "  --backend B        auto (default), cpu, cuda, or a path to a plugin .so\n"
         "  --plugin-dir DIR   look for plugins in DIR first\n"
-        "  --threads N        CPU threads (default: all cores)\n"
-        "  --max-pixels N     refuse larger images before decoding (default 1073741824)\n"
+        "  --threads N        CPU threads, 1..%u (default: all cores)\n"
+        "  --max-pixels N     refuse larger images before decoding (default %llu)\n"
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
         "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
-        "  --jobs N           batch: files in flight (default: one per core, threads split)\n"
-        "  --compression C    PNG output: fast (stored), default (zlib 1), small (zlib 6)\n"
-        "  --png-level N      PNG output: zlib level 0..9 (same pixels at every level)\n"
+        "  --jobs N           batch: files in flight, 1..%u (default: one per core, threads split)\n"
+        "  --compression C    PNG output: fast (stored), default (zlib %d), small (zlib %d)\n"
+        "  --png-level N      PNG output: zlib level 0..%d (same pixels at every level)\n"
         "  --quiet            no notes on stderr (errors are still printed)\n"
         "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
         "                     shown by default in batch mode when stderr is a terminal\n"
@@ -87,69 +130,51 @@ void gs_options_print_help(FILE *to)
         "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_PLUGIN_PATH\n"
         "(colon-separated plugin directories).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
-        to);
+        GS_DEFAULT_ITERS, GS_PLUGIN_MAX_ITERS, GS_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
+        (unsigned long long)GS_DEFAULT_MAX_PIXELS, GS_MAX_JOBS, GS_PNG_LEVEL_DEFAULT,
+        GS_PNG_LEVEL_SMALL, GS_PNG_LEVEL_MAX);
 }
 
 gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)
 {
     memset(o, 0, sizeof *o);
     o->action = GS_ACTION_RUN;
-    o->iters = GS_DEFAULT_ITERS;
-    o->max_pixels = GS_DEFAULT_MAX_PIXELS;
+    o->work.mode = GS_MODE_SMOOTH;
+    o->work.iters = GS_DEFAULT_ITERS;
+    o->work.depth = GS_DEPTH_KEEP;
+    o->work.max_pixels = GS_DEFAULT_MAX_PIXELS;
     o->png_level = -1;
     const char *env_backend = getenv("GSMOOTH_BACKEND");
     o->backend = env_backend && *env_backend ? env_backend : "auto";
     int iters_given = 0;
-    uint64_t v;
 
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":vo:", long_options, NULL)) != -1) {
+        const numeric_option *numeric = find_numeric(c);
+        if (numeric) {
+            if (set_number(o, numeric, optarg, err, err_size) != GS_OK) return GS_ERR_USAGE;
+            iters_given |= c == OPT_ITERS;
+            continue;
+        }
         switch (c) {
-        case OPT_ITERS:
-            if (parse_u64(optarg, 0, GS_PLUGIN_MAX_ITERS, &v))
-                return gs_fail(err, err_size, GS_ERR_USAGE,
-                               "--iters takes a whole number from 0 to %u, not '%s'",
-                               GS_PLUGIN_MAX_ITERS, optarg);
-            o->iters = (uint32_t)v;
-            iters_given = 1;
-            break;
         case OPT_INTEGRAL:
-            if (!optarg || strcmp(optarg, "rows") == 0) o->mode = GS_MODE_INTEGRAL_ROWS;
-            else if (strcmp(optarg, "2d") == 0) o->mode = GS_MODE_INTEGRAL_2D;
+            if (!optarg || strcmp(optarg, "rows") == 0) o->work.mode = GS_MODE_INTEGRAL_ROWS;
+            else if (strcmp(optarg, "2d") == 0) o->work.mode = GS_MODE_INTEGRAL_2D;
             else
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--integral takes 'rows' or '2d', not '%s'", optarg);
             break;
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_PLUGIN_DIR: o->plugin_dir = optarg; break;
-        case OPT_THREADS:
-            if (parse_u64(optarg, 1, GS_MAX_THREADS_OPTION, &v))
-                return gs_fail(err, err_size, GS_ERR_USAGE,
-                               "--threads takes a number from 1 to %d, not '%s'",
-                               GS_MAX_THREADS_OPTION, optarg);
-            o->threads = (unsigned)v;
-            break;
-        case OPT_MAX_PIXELS:
-            if (parse_u64(optarg, 1, UINT64_C(1) << 40, &v))
-                return gs_fail(err, err_size, GS_ERR_USAGE,
-                               "--max-pixels takes a number from 1 to 2^40, not '%s'", optarg);
-            o->max_pixels = v;
-            break;
         case OPT_DEPTH:
-            if (strcmp(optarg, "keep") == 0) o->depth = GS_DEPTH_KEEP;
-            else if (strcmp(optarg, "8") == 0) o->depth = GS_DEPTH_TO_8;
-            else if (strcmp(optarg, "16") == 0) o->depth = GS_DEPTH_TO_16;
+            if (strcmp(optarg, "keep") == 0) o->work.depth = GS_DEPTH_KEEP;
+            else if (strcmp(optarg, "8") == 0) o->work.depth = GS_DEPTH_TO_8;
+            else if (strcmp(optarg, "16") == 0) o->work.depth = GS_DEPTH_TO_16;
             else
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--depth takes keep, 8 or 16, not '%s'", optarg);
-            break;
-        case OPT_JOBS:
-            if (parse_u64(optarg, 1, 256, &v))
-                return gs_fail(err, err_size, GS_ERR_USAGE,
-                               "--jobs takes a number from 1 to 256, not '%s'", optarg);
-            o->jobs = (unsigned)v;
             break;
         case OPT_PNG_LEVEL:
         case OPT_COMPRESSION:
@@ -174,9 +199,9 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     if (o->action == GS_ACTION_LIST) return GS_OK;
     if (*o->backend == '\0')
         return gs_fail(err, err_size, GS_ERR_USAGE, "--backend needs a name or a path");
-    if (o->mode != GS_MODE_SMOOTH && iters_given)
+    if (o->work.mode != GS_MODE_SMOOTH && iters_given)
         return gs_fail(err, err_size, GS_ERR_USAGE, "--iters does not apply to --integral");
-    if (o->mode != GS_MODE_SMOOTH && o->depth != GS_DEPTH_KEEP)
+    if (o->work.mode != GS_MODE_SMOOTH && o->work.depth != GS_DEPTH_KEEP)
         return gs_fail(err, err_size, GS_ERR_USAGE, "--depth does not apply to --integral");
 
     o->inputs = argv + optind;

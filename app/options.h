@@ -5,29 +5,23 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pipeline.h"
 #include "status.h"
 
-typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2D } gs_mode;
-typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
 typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
 
-/* Most --threads: the CPU kernels' own cap on workers (kernels/parallel.c). */
-#define GS_MAX_THREADS_OPTION 256
-
-/* Default --iters, and the default --max-pixels (2^30). */
-#define GS_DEFAULT_ITERS 3u
-#define GS_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+/* Most --threads: more CPU threads than this per file never helps row work. */
+#define GS_MAX_THREADS_OPTION 256u
+/* Most --max-pixels: 2^40, far above any image a machine holds. */
+#define GS_MAX_PIXELS_OPTION (UINT64_C(1) << 40)
 
 typedef struct gs_options {
     gs_action action;          /* what main should do */
-    gs_mode mode;              /* smoothing or one of the integrals */
-    uint32_t iters;            /* --iters */
+    gs_work work;              /* --integral, --iters, --depth, --max-pixels */
     const char *backend;       /* --backend or GSMOOTH_BACKEND: auto, cpu, cuda, or a .so path */
     const char *plugin_dir;    /* --plugin-dir, or NULL */
     unsigned threads;          /* --threads; 0 = all cores (batch: cores / jobs) */
     unsigned jobs;             /* --jobs: files in flight in batch mode; 0 = automatic */
-    uint64_t max_pixels;       /* --max-pixels */
-    gs_depth_choice depth;     /* --depth */
     int png_level;             /* --compression / --png-level; -1 = the encoder's default */
     int quiet;                 /* --quiet: no notes */
     int progress;              /* --progress (on a terminal) */

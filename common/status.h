@@ -1,9 +1,12 @@
-/* status.h: the host's one status enum, its message table, and the error buffer helper. */
+/* status.h: the host's one status enum, its message table, the size of its error buffers, and the helper that fills them. */
 #ifndef GS_STATUS_H
 #define GS_STATUS_H
 
 #include <stdarg.h>
 #include <stddef.h>
+
+/* Bytes of every buffer that holds one error or note line (a file name and a cause). */
+#define GS_ERR_SIZE 1024
 
 typedef enum gs_status {
     GS_OK = 0,

@@ -13,7 +13,6 @@
 
 #include "gsmooth/gsmooth_plugin.h"
 #include "image_io.h"
-#include "options.h"
 #include "pipeline.h"
 
 /*
@@ -36,8 +35,6 @@
 /* Pipe capacity asked for, so a whole input fits before the reader starts (the default
  * /proc/sys/fs/pipe-max-size); larger inputs use the memfd path only. */
 #define GS_FUZZ_PIPE_BYTES (1 << 20)
-/* Longest error message a run may give. */
-#define GS_FUZZ_ERR_SIZE 1024
 /* Output formats the smoothing run cycles through (by input length, so one input always
  * takes the same path). */
 static const char *const smooth_exts[] = {"png", "pgm", "bmp", "tga", "jpg"};
@@ -76,10 +73,10 @@ static void fatal(const char *what, const char *detail)
     abort();
 }
 
-static gs_status select_cpu(void *ctx, uint64_t work, const gs_plugin_desc **backend,
+static gs_status select_cpu(void *ctx, uint32_t ops, uint64_t work, const gs_plugin_desc **backend,
                             gs_plugin_instance **inst, char *err, size_t err_size)
 {
-    (void)ctx, (void)work, (void)err, (void)err_size;
+    (void)ctx, (void)ops, (void)work, (void)err, (void)err_size;
     *backend = cpu;
     *inst = instance;
     return GS_OK;
@@ -136,7 +133,7 @@ static void check_readback(const char *path)
 {
     gs_reader *reader = NULL;
     gs_image_info info;
-    char msg[GS_FUZZ_ERR_SIZE];
+    char msg[GS_ERR_SIZE];
     if (gs_reader_open(path, GS_FUZZ_MAX_PIXELS, &reader, &info, msg, sizeof msg) != GS_OK)
         fatal("an output gsmooth wrote does not read back", msg);
     size_t stride = (size_t)info.width * (info.bits / 8);
@@ -176,19 +173,9 @@ static int input_path(const uint8_t *data, size_t size, feed how, char *path, si
 
 static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
 {
-    gs_options o;
-    memset(&o, 0, sizeof o);
-    o.action = GS_ACTION_RUN;
-    o.mode = r->mode;
-    o.iters = r->iters;
-    o.backend = "cpu";
-    o.threads = 1;
-    o.max_pixels = GS_FUZZ_MAX_PIXELS;
-    o.depth = r->depth;
-    o.quiet = 1;
-    gs_job job = {&o, select_cpu, NULL, NULL};
+    gs_job job = {{r->mode, r->iters, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL};
 
-    char in[64], out[128], name[16], err[GS_FUZZ_ERR_SIZE] = "", stray[256];
+    char in[64], out[128], name[16], err[GS_ERR_SIZE] = "", stray[256];
     const char *ext = r->ext ? r->ext : smooth_exts[size % GS_FUZZ_SMOOTH_EXTS];
     snprintf(name, sizeof name, "out.%s", ext);
     snprintf(out, sizeof out, "%s/%s", out_dir, name);
@@ -196,21 +183,21 @@ static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
     input_path(data, size, r->how, in, sizeof in, &pipe_rd);
 
     gs_phase_times times;
-    gs_status st = gs_pipeline_run(&job, in, out, &times, err, sizeof err);
+    gs_status rc = gs_pipeline_run(&job, in, out, &times, err, sizeof err);
     if (pipe_rd >= 0) close(pipe_rd);
 
-    if ((int)st < 0 || st >= GS_ERR_COUNT) fatal("status out of range", NULL);
-    if (st == GS_OK) {
+    if ((int)rc < 0 || rc >= GS_ERR_COUNT) fatal("status out of range", NULL);
+    if (rc == GS_OK) {
         if (access(out, F_OK) != 0) fatal("success without an output", out);
         if (strcmp(ext, "npy") != 0) check_readback(out);
         if (leftovers(name, stray, sizeof stray)) fatal("success left a stray file", stray);
         return;
     }
-    if (st == GS_ERR_USAGE) fatal("a run with valid options gave a usage error", err);
+    if (rc == GS_ERR_USAGE) fatal("a run with valid options gave a usage error", err);
     /* Inputs are held to 2^20 pixels: a few tens of MiB at most. Running out of memory
      * (under the replay's address-space limit, or a NULL from an allocator limit) means an
      * allocation followed a claim in the file rather than the pixel limit. */
-    if (st == GS_ERR_NOMEM) fatal("out of memory on an input held to --max-pixels 2^20", err);
+    if (rc == GS_ERR_NOMEM) fatal("out of memory on an input held to --max-pixels 2^20", err);
     if (!err[0]) fatal("a failure without a message", NULL);
     if (strchr(err, '\n')) fatal("a failure message of more than one line", err);
     if (leftovers(NULL, stray, sizeof stray)) fatal("a failed run left a file behind", stray);

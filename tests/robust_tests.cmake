@@ -30,8 +30,8 @@ set_tests_properties(damaged PROPERTIES LABELS "robust" FIXTURES_REQUIRED damage
   TIMEOUT 180 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
 
 add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
-# app/ and plugins/ for plugin_loader.h: the auto threshold the fallback test must reach.
-target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/app)
+# host/plugin_loader.h: the auto threshold the fallback test must reach.
+target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/host)
 target_link_libraries(test_faults PRIVATE gs_plugin_abi gs_common)
 target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
 add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
@@ -45,12 +45,8 @@ set_tests_properties(faults PROPERTIES LABELS "robust" TIMEOUT 180
 # the same decode -> compute -> encode path (any compiler).
 add_executable(test_fuzz_regressions
   ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
-  ${GS_ROBUST_ROOT}/fuzz/fuzz_pipeline.c
-  ${GS_ROBUST_ROOT}/app/pipeline.c
-  ${GS_ROBUST_ROOT}/plugins/cpu/cpu_plugin.c)
-target_include_directories(test_fuzz_regressions PRIVATE
-  ${GS_ROBUST_ROOT}/app ${GS_ROBUST_ROOT}/plugins)
-target_link_libraries(test_fuzz_regressions PRIVATE gs_image_io gs_kernels gs_plugin_abi ZLIB::ZLIB Threads::Threads)
+  ${GS_ROBUST_ROOT}/fuzz/fuzz_pipeline.c)
+target_link_libraries(test_fuzz_regressions PRIVATE gs_pipeline gs_cpu_plugin)
 add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus

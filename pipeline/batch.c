@@ -15,11 +15,9 @@
 #include "image_io.h"
 #include "png_tuning.h"
 
-/* Most workers one batch starts. */
-#define GS_MAX_JOBS 256
-
 typedef struct batch {
-    gs_session *session;            /* backends and options */
+    gs_session *session;            /* backends */
+    const gs_batch_request *req;    /* what to do */
     const gs_batch_events *events;  /* the caller's reporting */
     unsigned threads;               /* CPU threads per file */
     char **outputs;                 /* output path of each input; NULL if too long */
@@ -69,15 +67,15 @@ static int output_path(const char *dir, const char *input, gs_mode mode, char *o
 static gs_status process(batch *b, gs_worker *w, unsigned i, char *err, size_t err_size,
                          gs_phase_times *t)
 {
-    const gs_options *o = b->session->options;
-    const char *in = o->inputs[i];
+    const gs_batch_request *req = b->req;
+    const char *in = req->inputs[i];
     if (strcmp(in, "-") == 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
     if (!b->outputs[i]) return gs_fail(err, err_size, GS_ERR_USAGE, "%s: output path too long", in);
     if (b->first_user[i] >= 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is already the output of %s",
-                       in, b->outputs[i], o->inputs[b->first_user[i]]);
-    gs_job job = {o, gs_worker_select, w, b->events->note};
+                       in, b->outputs[i], req->inputs[b->first_user[i]]);
+    gs_job job = {req->work, gs_worker_select, w, b->events->note};
     return gs_pipeline_run(&job, in, b->outputs[i], t, err, err_size);
 }
 
@@ -85,15 +83,15 @@ static gs_status process(batch *b, gs_worker *w, unsigned i, char *err, size_t e
  * later ones fail instead of silently overwriting. 0, or -1 when out of memory. */
 static int plan_outputs(batch *b)
 {
-    const gs_options *o = b->session->options;
-    unsigned n = (unsigned)o->input_count;
+    const gs_batch_request *req = b->req;
+    unsigned n = req->input_count;
     b->outputs = calloc(n ? n : 1, sizeof *b->outputs);
     b->first_user = malloc((n ? n : 1) * sizeof *b->first_user);
     if (!b->outputs || !b->first_user) return -1;
     for (unsigned i = 0; i < n; ++i) {
         char out[PATH_MAX];
         b->first_user[i] = -1;
-        if (output_path(o->out_dir, o->inputs[i], o->mode, out, sizeof out) == 0 &&
+        if (output_path(req->out_dir, req->inputs[i], req->work.mode, out, sizeof out) == 0 &&
             !(b->outputs[i] = strdup(out)))
             return -1;
         for (unsigned j = 0; b->outputs[i] && j < i; ++j)
@@ -107,7 +105,7 @@ static int plan_outputs(batch *b)
 
 static void free_outputs(batch *b)
 {
-    for (int i = 0; b->outputs && i < b->session->options->input_count; ++i) free(b->outputs[i]);
+    for (unsigned i = 0; b->outputs && i < b->req->input_count; ++i) free(b->outputs[i]);
     free(b->outputs);
     free(b->first_user);
 }
@@ -115,26 +113,26 @@ static void free_outputs(batch *b)
 static void *worker_main(void *arg)
 {
     batch *b = arg;
-    const gs_options *o = b->session->options;
+    const gs_batch_request *req = b->req;
     gs_worker w;
     gs_worker_init(&w, b->session, b->threads);
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        unsigned i = b->next < (unsigned)o->input_count ? b->next++ : (unsigned)o->input_count;
+        unsigned i = b->next < req->input_count ? b->next++ : req->input_count;
         pthread_mutex_unlock(&b->lock);
-        if (i >= (unsigned)o->input_count) break;
-        const char *in = o->inputs[i];
-        char err[1024];
+        if (i >= req->input_count) break;
+        const char *in = req->inputs[i];
+        char err[GS_ERR_SIZE];
         gs_phase_times t;
-        gs_status st = process(b, &w, i, err, sizeof err, &t);
+        gs_status rc = process(b, &w, i, err, sizeof err, &t);
         struct stat sb;
-        uint64_t bytes = st == GS_OK && stat(in, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        uint64_t bytes = rc == GS_OK && stat(in, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 
         pthread_mutex_lock(&b->lock);
-        if (st == GS_OK) {
+        if (rc == GS_OK) {
             b->result.done++;
             b->result.bytes += bytes;
-            if (o->time && b->events->timed) b->events->timed(in, &t);
+            if (req->want_times && b->events->timed) b->events->timed(in, &t);
         } else {
             b->result.failed++;
             if (b->events->failed) b->events->failed(err);
@@ -150,28 +148,26 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_result *result)
+void gs_batch_run(gs_session *session, const gs_batch_request *request,
+                  const gs_batch_events *events, gs_batch_result *result)
 {
-    const gs_options *o = session->options;
     batch b;
     memset(&b, 0, sizeof b);
     b.session = session;
+    b.req = request;
     b.events = events;
-    b.result.files = (unsigned)o->input_count;
+    b.result.files = request->input_count;
     b.start_s = now_s();
     pthread_mutex_init(&b.lock, NULL);
     unsigned jobs;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    gs_batch_plan(b.result.files, o->jobs, o->threads, cores > 0 ? (unsigned)cores : 1u, &jobs,
-                  &b.threads);
+    gs_batch_plan(b.result.files, request->jobs, request->threads, cores > 0 ? (unsigned)cores : 1u,
+                  &jobs, &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
     if (plan_outputs(&b) != 0) {
         if (events->failed) events->failed("out of memory for the batch's list of outputs");
         b.result.failed = b.result.files;
-        *result = b.result;
-        free_outputs(&b);
-        pthread_mutex_destroy(&b.lock);
-        return;
+        goto cleanup;
     }
     gs_png_set_threads(b.threads); /* deflate threads per file, like the kernel's */
 
@@ -183,6 +179,8 @@ void gs_batch_run(gs_session *session, const gs_batch_events *events, gs_batch_r
     }
     worker_main(&b); /* this thread is a worker too */
     for (unsigned j = 1; j <= started; ++j) pthread_join(tid[j], NULL);
+
+cleanup:
     b.result.elapsed_s = now_s() - b.start_s;
     *result = b.result;
     free_outputs(&b);

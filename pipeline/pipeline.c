@@ -22,7 +22,8 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint32_t gs_mode_op(gs_mode mode)
+/* The GS_OP_* bit a mode needs. */
+static uint32_t mode_op(gs_mode mode)
 {
     switch (mode) {
     case GS_MODE_INTEGRAL_ROWS: return GS_OP_INTEGRAL_ROWS;
@@ -42,7 +43,7 @@ static void *alloc_rows(size_t rows, size_t stride, size_t align)
 
 /* Everything about one file that follows from its header, the options and the backend. */
 typedef struct plan {
-    const gs_job *job;              /* options and callbacks */
+    const gs_job *job;              /* what to compute, and the callbacks */
     const gs_plugin_desc *backend;  /* chosen backend */
     gs_plugin_instance *instance;   /* its instance */
     const char *input, *output;     /* names for messages */
@@ -65,19 +66,19 @@ static gs_status compute_strip(const plan *p, const void *src, void *dst, uint32
     const gs_plugin_desc *d = p->backend;
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
                       src, p->in_stride, dst, p->out_stride};
-    char msg[256] = "";
-    gs_plugin_status st;
-    switch (p->job->options->mode) {
-    case GS_MODE_INTEGRAL_ROWS: st = d->integral_rows(p->instance, &strip, msg, sizeof msg); break;
+    char msg[GS_ERR_SIZE] = "";
+    gs_plugin_status prc;
+    switch (p->job->work.mode) {
+    case GS_MODE_INTEGRAL_ROWS: prc = d->integral_rows(p->instance, &strip, msg, sizeof msg); break;
     case GS_MODE_INTEGRAL_2D:
-        st = d->integral_2d(p->instance, &strip, p->column_sums, msg, sizeof msg);
+        prc = d->integral_2d(p->instance, &strip, p->column_sums, msg, sizeof msg);
         break;
     default:
-        st = d->smooth_rows(p->instance, &strip, p->job->options->iters, msg, sizeof msg);
+        prc = d->smooth_rows(p->instance, &strip, p->job->work.iters, msg, sizeof msg);
         break;
     }
-    if (st == GS_PLUGIN_OK) return GS_OK;
-    return gs_fail(err, err_size, st == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
+    if (prc == GS_PLUGIN_OK) return GS_OK;
+    return gs_fail(err, err_size, prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
                    "%s: backend %s failed: %s", p->input, d->name, msg[0] ? msg : "no reason given");
 }
 
@@ -135,9 +136,9 @@ static gs_status emit_strip(const plan *p, gs_writer *writer, const void *out, v
         convert_depth(p, out, conv, rows);
         rows_out = conv, stride = p->conv_stride;
     }
-    char msg[512];
-    gs_status st = gs_writer_write_rows(writer, rows_out, stride, rows, msg, sizeof msg);
-    return st == GS_OK ? GS_OK : gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+    char msg[GS_ERR_SIZE];
+    gs_status rc = gs_writer_write_rows(writer, rows_out, stride, rows, msg, sizeof msg);
+    return rc == GS_OK ? GS_OK : gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
 }
 
 /* ---- integral pictures: the whole (8/16-bit) input is kept, and the integral runs twice,
@@ -150,58 +151,58 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
     void *in = alloc_rows(p->height, p->in_stride, p->align);
     void *out = alloc_rows(p->strip_rows, p->out_stride, p->align);
     void *conv = alloc_rows(p->strip_rows, p->conv_stride, p->align);
-    char msg[512];
-    gs_status st = GS_OK;
+    char msg[GS_ERR_SIZE];
+    gs_status rc = GS_OK;
     if (!in || !out || !conv) {
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for the whole image", p->input);
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for the whole image", p->input);
         goto cleanup;
     }
     uint64_t t = now_ns();
-    st = gs_reader_read_rows(reader, in, p->in_stride, p->height, msg, sizeof msg);
+    rc = gs_reader_read_rows(reader, in, p->in_stride, p->height, msg, sizeof msg);
     times->decode += now_ns() - t;
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", p->input, msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", p->input, msg);
         goto cleanup;
     }
     uint64_t view_max = 0;
     for (int pass = 0; pass < 2; ++pass) {
         memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
         if (pass == 1) {
-            st = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &writer,
+            rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &writer,
                                 msg, sizeof msg);
-            if (st != GS_OK) {
-                gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+            if (rc != GS_OK) {
+                gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
                 goto cleanup;
             }
         }
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
             uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
             t = now_ns();
-            st = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, err,
+            rc = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, err,
                                err_size);
             times->kernel += now_ns() - t;
-            if (st != GS_OK) goto cleanup;
+            if (rc != GS_OK) goto cleanup;
             if (pass == 0) {
                 uint64_t m = strip_max(p, out, rows);
                 if (m > view_max) view_max = m;
                 continue;
             }
             t = now_ns();
-            st = emit_strip(p, writer, out, conv, rows, view_max, err, err_size);
+            rc = emit_strip(p, writer, out, conv, rows, view_max, err, err_size);
             times->encode += now_ns() - t;
-            if (st != GS_OK) goto cleanup;
+            if (rc != GS_OK) goto cleanup;
         }
     }
     t = now_ns();
-    st = gs_writer_commit(writer, msg, sizeof msg);
+    rc = gs_writer_commit(writer, msg, sizeof msg);
     writer = NULL; /* commit frees it, on success and failure alike */
     times->encode += now_ns() - t;
-    if (st != GS_OK) gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+    if (rc != GS_OK) gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
 
 cleanup:
     gs_writer_abort(writer);
     free(in), free(out), free(conv);
-    return st;
+    return rc;
 }
 
 /* ---- streaming: three stages on three threads, GS_PIPELINE_SLOTS strips in flight ---- */
@@ -219,7 +220,7 @@ typedef struct stream {
     uint32_t decoded, computed, written; /* strips finished by each stage */
     int failed;                     /* a stage failed: everyone stops */
     gs_status status;               /* the first failure */
-    char err[1024];                 /* its message */
+    char err[GS_ERR_SIZE];                 /* its message */
     uint64_t decode_ns, encode_ns;  /* stage times */
 } stream;
 
@@ -247,12 +248,12 @@ static void advance(stream *s, uint32_t *counter, uint32_t value)
     pthread_mutex_unlock(&s->lock);
 }
 
-static void fail_stream(stream *s, gs_status st, const char *msg)
+static void fail_stream(stream *s, gs_status rc, const char *msg)
 {
     pthread_mutex_lock(&s->lock);
     if (!s->failed) {
         s->failed = 1;
-        s->status = st;
+        s->status = rc;
         snprintf(s->err, sizeof s->err, "%s", msg);
     }
     pthread_cond_broadcast(&s->changed);
@@ -263,17 +264,16 @@ static void *decode_stage(void *arg)
 {
     stream *s = arg;
     const plan *p = s->plan;
-    char msg[512], err[1024];
+    char msg[GS_ERR_SIZE], err[GS_ERR_SIZE];
     for (uint32_t i = 0; i < s->strips; ++i) {
         /* The slot is free once the strip that used it last was written. */
         if (i >= GS_PIPELINE_SLOTS && wait_for(s, &s->written, i - GS_PIPELINE_SLOTS) != 0) break;
         uint64_t t = now_ns();
-        gs_status st = gs_reader_read_rows(s->reader, s->in[i % GS_PIPELINE_SLOTS], p->in_stride,
+        gs_status rc = gs_reader_read_rows(s->reader, s->in[i % GS_PIPELINE_SLOTS], p->in_stride,
                                            strip_rows_at(s, i), msg, sizeof msg);
         s->decode_ns += now_ns() - t;
-        if (st != GS_OK) {
-            snprintf(err, sizeof err, "%s: %s", p->input, msg);
-            fail_stream(s, st, err);
+        if (rc != GS_OK) {
+            fail_stream(s, gs_fail(err, sizeof err, rc, "%s: %s", p->input, msg), err);
             break;
         }
         advance(s, &s->decoded, i + 1);
@@ -285,15 +285,15 @@ static void *encode_stage(void *arg)
 {
     stream *s = arg;
     const plan *p = s->plan;
-    char err[1024];
+    char err[GS_ERR_SIZE];
     for (uint32_t i = 0; i < s->strips; ++i) {
         if (wait_for(s, &s->computed, i) != 0) break;
         uint64_t t = now_ns();
-        gs_status st = emit_strip(p, s->writer, s->out[i % GS_PIPELINE_SLOTS], s->conv,
+        gs_status rc = emit_strip(p, s->writer, s->out[i % GS_PIPELINE_SLOTS], s->conv,
                                   strip_rows_at(s, i), 0, err, sizeof err);
         s->encode_ns += now_ns() - t;
-        if (st != GS_OK) {
-            fail_stream(s, st, err);
+        if (rc != GS_OK) {
+            fail_stream(s, rc, err);
             break;
         }
         advance(s, &s->written, i + 1);
@@ -309,8 +309,8 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     s.plan = p;
     s.reader = reader;
     s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
-    char msg[512];
-    gs_status st = GS_OK;
+    char msg[GS_ERR_SIZE];
+    gs_status rc = GS_OK;
     pthread_t decoder, encoder;
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
@@ -323,25 +323,25 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     }
     if (p->convert) ok = ok && (s.conv = alloc_rows(p->strip_rows, p->conv_stride, p->align));
     if (!ok) {
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for %ux%u strips", p->input,
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for %ux%u strips", p->input,
                      p->width, p->strip_rows);
         goto cleanup;
     }
-    st = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &s.writer, msg,
+    rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &s.writer, msg,
                         sizeof msg);
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
         goto cleanup;
     }
     memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
     if (pthread_create(&decoder, NULL, decode_stage, &s) != 0) {
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
     }
     if (pthread_create(&encoder, NULL, encode_stage, &s) != 0) {
         fail_stream(&s, GS_ERR_NOMEM, "cannot start a thread");
         pthread_join(decoder, NULL);
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
     }
 
@@ -363,14 +363,14 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     times->decode += s.decode_ns;
     times->encode += s.encode_ns;
     if (s.failed) {
-        st = gs_fail(err, err_size, s.status, "%s", s.err);
+        rc = gs_fail(err, err_size, s.status, "%s", s.err);
         goto cleanup;
     }
     uint64_t t = now_ns();
-    st = gs_writer_commit(s.writer, msg, sizeof msg);
+    rc = gs_writer_commit(s.writer, msg, sizeof msg);
     s.writer = NULL; /* commit frees it, on success and failure alike */
     times->encode += now_ns() - t;
-    if (st != GS_OK) gs_fail(err, err_size, st, "%s: %s", p->output, msg);
+    if (rc != GS_OK) gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
 
 cleanup:
     gs_writer_abort(s.writer);
@@ -378,40 +378,40 @@ cleanup:
     free(s.conv);
     pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.lock);
-    return st;
+    return rc;
 }
 
 gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
                           gs_phase_times *times, char *err, size_t err_size)
 {
-    const gs_options *o = job->options;
+    const gs_work *o = &job->work;
     gs_reader *reader = NULL;
     gs_image_info info;
     plan p = {.job = job, .input = input, .output = output};
-    char msg[512] = "";
+    char msg[GS_ERR_SIZE] = "";
     uint64_t t_start = now_ns(), t;
     gs_plugin_timings before = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
     gs_plugin_timings after = before;
     memset(times, 0, sizeof *times);
 
-    gs_status st = gs_out_format_from_path(output, &p.format, msg, sizeof msg);
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", output, msg);
+    gs_status rc = gs_out_format_from_path(output, &p.format, msg, sizeof msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", output, msg);
         goto cleanup;
     }
     const int integral = o->mode != GS_MODE_SMOOTH;
     p.view = integral && p.format != GS_OUT_NPY;
     if (p.view && p.format != GS_OUT_PNG && p.format != GS_OUT_PGM) {
-        st = gs_fail(err, err_size, GS_ERR_USAGE,
+        rc = gs_fail(err, err_size, GS_ERR_USAGE,
                      "%s: integral output must be .npy (exact) or .png/.pgm (for viewing)", output);
         goto cleanup;
     }
 
     t = now_ns();
-    st = gs_reader_open(input, o->max_pixels, &reader, &info, msg, sizeof msg);
+    rc = gs_reader_open(input, o->max_pixels, &reader, &info, msg, sizeof msg);
     times->decode += now_ns() - t;
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", input, msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
     if (job->note && info.was_color) job->note(input, "colour converted to gray with BT.601 luma");
@@ -421,14 +421,15 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
     uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters);
-    st = job->select(job->select_ctx, work, &p.backend, &p.instance, msg, sizeof msg);
-    if (st != GS_OK) {
-        gs_fail(err, err_size, st, "%s: %s", input, msg);
+    rc = job->select(job->select_ctx, mode_op(o->mode), work, &p.backend, &p.instance, msg,
+                     sizeof msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
     const gs_plugin_desc *d = p.backend;
     if (!(d->depths & (p.in_bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8))) {
-        st = gs_fail(err, err_size, GS_ERR_BACKEND, "%s: backend %s does not take %u-bit samples",
+        rc = gs_fail(err, err_size, GS_ERR_BACKEND, "%s: backend %s does not take %u-bit samples",
                      input, d->name, p.in_bits);
         goto cleanup;
     }
@@ -447,14 +448,14 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     if (p.strip_rows > p.height) p.strip_rows = p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {
-        st = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory", input);
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory", input);
         goto cleanup;
     }
 
     if (d->timings) d->timings(p.instance, &before);
-    st = p.view ? run_view(&p, reader, times, err, err_size)
+    rc = p.view ? run_view(&p, reader, times, err, err_size)
                 : run_streamed(&p, reader, times, err, err_size);
-    if (st == GS_OK && d->timings) {
+    if (rc == GS_OK && d->timings) {
         d->timings(p.instance, &after);
         times->upload = after.upload_ns - before.upload_ns;
         times->download = after.download_ns - before.download_ns;
@@ -466,5 +467,5 @@ cleanup:
     gs_reader_close(reader);
     free(p.column_sums);
     times->total = now_ns() - t_start;
-    return st;
+    return rc;
 }

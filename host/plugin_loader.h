@@ -1,7 +1,8 @@
-/* plugin_loader.h: finding, loading, checking and choosing backend plugins. */
+/* plugin_loader.h: the plugin host: finding, loading, checking and choosing backend plugins. */
 #ifndef GS_PLUGIN_LOADER_H
 #define GS_PLUGIN_LOADER_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,12 +19,12 @@
 uint64_t gs_auto_cuda_min_work(void);
 
 typedef struct gs_backend {
-    char path[4096];              /* full path it was loaded from */
+    char path[PATH_MAX];          /* full path it was loaded from */
     const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
     int probed;                   /* probe has run (gs_backend_probe) */
     int available;                /* probe passed (valid once probed) */
-    char probe_msg[256];          /* probe's words (reason, or what was found) */
-    char load_error[512];         /* why loading failed, when desc is NULL */
+    char probe_msg[GS_ERR_SIZE];  /* probe's words (reason, or what was found) */
+    char load_error[GS_ERR_SIZE]; /* why loading failed, when desc is NULL */
 } gs_backend;
 
 typedef struct gs_backend_list {

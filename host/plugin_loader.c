@@ -1,4 +1,4 @@
-/* plugin_loader.c: plugin discovery (search path), dlopen with ABI checks, and backend choice. */
+/* plugin_loader.c: the plugin host: discovery along the search path, dlopen with ABI checks, probes, and the choice of a backend for a job. */
 #define _GNU_SOURCE
 #include "plugin_loader.h"
 
@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,62 +22,75 @@
 /* Largest buffer alignment a plugin may ask for (a page). */
 #define GS_MAX_PLUGIN_ALIGNMENT 4096u
 
+/* Record why a plugin was refused (kept for --list-backends -v). */
+static void refuse(gs_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(gs_backend *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->load_error, sizeof b->load_error, fmt, ap);
+    va_end(ap);
+}
+
 gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size)
 {
-    memset(out, 0, sizeof *out);
+    gs_status rc = GS_ERR_BACKEND;
     char full[PATH_MAX];
+    const gs_plugin_desc *d = NULL;
+    gs_plugin_entry_fn entry;
+    void *handle, *sym;
+
+    memset(out, 0, sizeof *out);
     if (!realpath(path, full)) {
         snprintf(out->path, sizeof out->path, "%s", path);
-        snprintf(out->load_error, sizeof out->load_error, "%s", strerror(errno));
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", path, strerror(errno));
+        refuse(out, "%s", strerror(errno));
+        goto cleanup;
     }
     snprintf(out->path, sizeof out->path, "%s", full);
     dlerror();
     /* NODELETE: unloading a CUDA plugin's registered fatbin crashes at exit. */
-    void *handle = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    handle = dlopen(full, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!handle) {
         const char *why = dlerror();
-        snprintf(out->load_error, sizeof out->load_error, "%s", why ? why : "dlopen failed");
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: cannot load: %s", full,
-                       out->load_error);
+        refuse(out, "cannot load: %s", why ? why : "dlopen failed");
+        goto cleanup;
     }
     dlerror();
-    void *sym = dlsym(handle, GS_PLUGIN_ENTRY_NAME);
+    sym = dlsym(handle, GS_PLUGIN_ENTRY_NAME);
     if (!sym) {
-        snprintf(out->load_error, sizeof out->load_error, "no symbol %s: not a gsmooth plugin",
-                 GS_PLUGIN_ENTRY_NAME);
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+        refuse(out, "no symbol %s: not a gsmooth plugin", GS_PLUGIN_ENTRY_NAME);
+        goto cleanup;
     }
-    gs_plugin_entry_fn entry;
     memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
-    const gs_plugin_desc *d = entry();
+    d = entry();
     if (!d) {
-        snprintf(out->load_error, sizeof out->load_error, "entry returned no descriptor");
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+        refuse(out, "entry returned no descriptor");
+        goto cleanup;
     }
     if (d->abi_major != GS_PLUGIN_ABI_MAJOR || d->abi_minor > GS_PLUGIN_ABI_MINOR) {
-        snprintf(out->load_error, sizeof out->load_error,
-                 "plugin ABI %u.%u, this gsmooth supports %u.0 to %u.%u", d->abi_major,
-                 d->abi_minor, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR);
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+        refuse(out, "plugin ABI %u.%u, this gsmooth supports %u.0 to %u.%u", d->abi_major,
+               d->abi_minor, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR);
+        goto cleanup;
     }
     if (d->struct_size < GS_DESC_SIZE_1_0 || !d->name || !d->probe || !d->create ||
         !d->destroy || ((d->ops & GS_OP_SMOOTH_ROWS) && !d->smooth_rows) ||
         ((d->ops & GS_OP_INTEGRAL_ROWS) && !d->integral_rows) ||
         ((d->ops & GS_OP_INTEGRAL_2D) && !d->integral_2d)) {
-        snprintf(out->load_error, sizeof out->load_error,
-                 "descriptor is incomplete (missing name, function or size)");
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+        refuse(out, "descriptor is incomplete (missing name, function or size)");
+        goto cleanup;
     }
     if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||
         d->alignment > GS_MAX_PLUGIN_ALIGNMENT) {
-        snprintf(out->load_error, sizeof out->load_error,
-                 "alignment %u is not a power of two up to %u", d->alignment,
-                 GS_MAX_PLUGIN_ALIGNMENT);
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "plugin %s: %s", full, out->load_error);
+        refuse(out, "alignment %u is not a power of two up to %u", d->alignment,
+               GS_MAX_PLUGIN_ALIGNMENT);
+        goto cleanup;
     }
     out->desc = d;
-    return GS_OK;
+    rc = GS_OK;
+
+cleanup:
+    if (rc != GS_OK) gs_fail(err, err_size, rc, "plugin %s: %s", out->path, out->load_error);
+    return rc;
 }
 
 void gs_backend_probe(gs_backend *b)
@@ -205,8 +219,8 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     if (note_size) note[0] = '\0';
     if (strchr(want, '/')) {
         if (!scratch->desc) {
-            gs_status st = gs_backend_load(want, scratch, err, err_size);
-            if (st != GS_OK) return st;
+            gs_status rc = gs_backend_load(want, scratch, err, err_size);
+            if (rc != GS_OK) return rc;
         }
         *chosen = scratch;
         return usable(scratch, ops, err, err_size);

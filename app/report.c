@@ -1,0 +1,101 @@
+/* report.c: what the command prints: one lock keeps lines whole when batch workers report at once, and a progress line is cleared before any other line. */
+#include "report.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Width of the progress bar, in characters. */
+#define PROGRESS_BAR_WIDTH 24
+
+/* Batch workers print too: one lock keeps lines whole and guards progress_shown. */
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
+static int progress_shown; /* a progress line is on screen (batch, terminal) */
+
+/* Call with stderr_lock held. */
+static void end_progress_line(void)
+{
+    if (progress_shown) fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+static void print_line(const char *prefix, const char *file, const char *message)
+{
+    pthread_mutex_lock(&stderr_lock);
+    end_progress_line();
+    if (file) fprintf(stderr, "gsmooth: %s%s: %s\n", prefix, file, message);
+    else fprintf(stderr, "gsmooth: %s%s\n", prefix, message);
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+void gs_report_error(const char *message) { print_line("", NULL, message); }
+void gs_report_note(const char *file, const char *message) { print_line("note: ", file, message); }
+void gs_report_message(const char *line) { print_line("note: ", NULL, line); }
+
+void gs_report_times(const char *file, const gs_phase_times *t)
+{
+    char line[GS_ERR_SIZE];
+    snprintf(line, sizeof line,
+             "decode %.2f ms, upload %.2f ms, kernel %.2f ms, download %.2f ms, encode %.2f ms, "
+             "total %.2f ms",
+             t->decode / 1e6, t->upload / 1e6, t->kernel / 1e6, t->download / 1e6,
+             t->encode / 1e6, t->total / 1e6);
+    print_line("time: ", file, line);
+}
+
+/* "[####      ] 12/64 files  45.3 MB/s  ETA 0:07" on one terminal line. */
+void gs_report_progress(unsigned done, unsigned total, uint64_t bytes, double elapsed, double eta)
+{
+    char bar[PROGRESS_BAR_WIDTH + 1];
+    unsigned filled = total ? done * PROGRESS_BAR_WIDTH / total : PROGRESS_BAR_WIDTH;
+    for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; ++i) bar[i] = i < filled ? '#' : ' ';
+    bar[PROGRESS_BAR_WIDTH] = '\0';
+    double mbs = elapsed > 0 ? bytes / elapsed / 1e6 : 0;
+    unsigned e = (unsigned)(eta + 0.5);
+    pthread_mutex_lock(&stderr_lock);
+    fprintf(stderr, "\r[%s] %u/%u files  %.1f MB/s  ETA %u:%02u\033[K", bar, done, total, mbs,
+            e / 60, e % 60);
+    progress_shown = 1;
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+void gs_report_end_progress(void)
+{
+    pthread_mutex_lock(&stderr_lock);
+    end_progress_line();
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+void gs_report_batch_summary(const gs_batch_result *r)
+{
+    char line[GS_ERR_SIZE];
+    snprintf(line, sizeof line, "%u file%s, %u done, %u failed, %.2f s, %.1f files/s", r->files,
+             r->files == 1 ? "" : "s", r->done, r->failed, r->elapsed_s,
+             r->elapsed_s > 0 ? r->done / r->elapsed_s : 0.0);
+    print_line("", NULL, line);
+}
+
+void gs_report_backends(gs_backend_list *list, int verbose)
+{
+    if (list->count == 0) {
+        printf("no backends found\n");
+        return;
+    }
+    for (size_t i = 0; i < list->count; ++i) {
+        gs_backend *b = &list->items[i];
+        gs_backend_probe(b);
+        if (!b->desc) {
+            if (verbose) printf("(failed)  %s\n  error: %s\n", b->path, b->load_error);
+            continue;
+        }
+        printf("%-8s %-8s %-11s %s\n", b->desc->name, b->desc->version,
+               b->available ? "available" : "unavailable", b->desc->description);
+        if (!verbose) continue;
+        char ops[128];
+        gs_ops_text(b->desc->ops, ops, sizeof ops);
+        printf("  path:   %s\n  ABI:    %u.%u\n  ops:    %s\n  depths: %s%s\n  probe:  %s\n",
+               b->path, b->desc->abi_major, b->desc->abi_minor, ops,
+               b->desc->depths & GS_DEPTH_U8 ? "8 " : "",
+               b->desc->depths & GS_DEPTH_U16 ? "16" : "", b->probe_msg);
+    }
+}

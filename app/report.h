@@ -1,0 +1,35 @@
+/* report.h: everything the command prints: errors, notes, timings and the batch progress line on stderr (whole lines, safe from any thread), and the backend list on stdout. */
+#ifndef GS_REPORT_H
+#define GS_REPORT_H
+
+#include <stdint.h>
+
+#include "batch.h"
+#include "pipeline.h"
+#include "plugin_loader.h"
+
+/* "gsmooth: <message>": one error line. */
+void gs_report_error(const char *message);
+
+/* "gsmooth: note: <file>: <message>" (a gs_note_fn). */
+void gs_report_note(const char *file, const char *message);
+
+/* "gsmooth: note: <line>": a note about the run, not one file. */
+void gs_report_message(const char *line);
+
+/* "gsmooth: time: <file>: decode ... total ..." for --time. */
+void gs_report_times(const char *file, const gs_phase_times *t);
+
+/* The batch progress bar, redrawn in place on a terminal. */
+void gs_report_progress(unsigned done, unsigned total, uint64_t bytes, double elapsed, double eta);
+
+/* Clear the progress bar, if one is shown, so the next line starts clean. */
+void gs_report_end_progress(void);
+
+/* "gsmooth: N files, D done, F failed, S s, R files/s". */
+void gs_report_batch_summary(const gs_batch_result *r);
+
+/* The --list-backends table on stdout (probing each plugin); verbose adds the details. */
+void gs_report_backends(gs_backend_list *list, int verbose);
+
+#endif /* GS_REPORT_H */

@@ -1,0 +1,53 @@
+/* pipeline.h: one file through decode -> backend strips -> encode, with bounded memory; what to compute and how the backend is chosen come from the caller. */
+#ifndef GS_PIPELINE_H
+#define GS_PIPELINE_H
+
+#include <stdint.h>
+
+#include "gsmooth/gsmooth_plugin.h"
+#include "status.h"
+
+typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2D } gs_mode;
+typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
+
+/* Passes when none are asked for, and the default pixel limit (2^30). */
+#define GS_DEFAULT_ITERS 3u
+#define GS_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+
+/* What to compute for each file. */
+typedef struct gs_work {
+    gs_mode mode;          /* smoothing or one of the integrals */
+    uint32_t iters;        /* smoothing passes, 0..GS_PLUGIN_MAX_ITERS */
+    gs_depth_choice depth; /* output sample depth (smoothing) */
+    uint64_t max_pixels;   /* larger headers are refused before any pixel memory */
+} gs_work;
+
+/* Where the time of one file went, in nanoseconds. */
+typedef struct gs_phase_times {
+    uint64_t decode, upload, kernel, download, encode, total;
+} gs_phase_times;
+
+/* Callback for notes about a file (colour converted, alpha dropped, ...). */
+typedef void (*gs_note_fn)(const char *file, const char *message);
+
+/* Picks the backend once the image header is known: it must implement the GS_OP_* bits
+ * `ops`; `work` is pixels x passes. */
+typedef gs_status (*gs_select_fn)(void *ctx, uint32_t ops, uint64_t work,
+                                  const gs_plugin_desc **backend, gs_plugin_instance **instance,
+                                  char *err, size_t err_size);
+
+/* What a pipeline run needs besides the file names. */
+typedef struct gs_job {
+    gs_work work;        /* what to compute */
+    gs_select_fn select; /* backend choice */
+    void *select_ctx;    /* its context */
+    gs_note_fn note;     /* may be NULL */
+} gs_job;
+
+/* Process `input` into `output`. The output appears only if everything succeeded; an
+ * existing output is left untouched on failure. err gets one line that starts with the
+ * name of the file concerned (input or output) and says the cause. */
+gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
+                          gs_phase_times *times, char *err, size_t err_size);
+
+#endif /* GS_PIPELINE_H */
