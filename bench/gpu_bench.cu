@@ -1,4 +1,4 @@
-/* gpu_bench.cu: one table of gsmooth's CUDA kernels on 16384x16384 u8 beside the copy floor and the anchors (naive, CUB, PyTorch), measured in one run. */
+/* gpu_bench.cu: one table of gsmooth's CUDA kernels on 16384x16384 u8 beside the copy floor and the anchors (global-memory ping-pong, CUB, PyTorch), measured in one run. */
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kWarmups = 2;
 constexpr int kRepsFast = 15;   /* runs of sub-10 ms kernels */
-constexpr int kRepsSlow = 4;    /* runs of the naive and seed baselines at large K */
+constexpr int kRepsSlow = 4;    /* runs of the pingpong and shared-tiles variants at large K */
 constexpr double kSlowMs = 20.0; /* a first run longer than this takes kRepsSlow */
 constexpr int kFillThreads = 256;
 
@@ -181,22 +181,22 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&d_carry, (size_t)W * 8));
     CHECK(cudaMalloc(&d_count, sizeof *d_count));
     const uint32_t kmax = 100;
-    size_t scr = gs_cuda_smooth_naive_scratch_bytes(W, H, kmax);
-    scr = std::max(scr, gs_cuda_smooth_seed_scratch_bytes(W, H, kmax));
-    scr = std::max(scr, gs_cuda_smooth_fast_scratch_bytes(W, H, kmax));
+    size_t scr = 0;
+    for (int v = 0; v < GS_CUDA_SMOOTH_VARIANT_COUNT; ++v)
+        scr = std::max(scr, gs_cuda_smooth_scratch_bytes((gs_cuda_smooth_variant)v, W, H, kmax));
     void *d_scr = NULL;
     CHECK(cudaMalloc(&d_scr, scr));
     fill_kernel<<<dim3((W + kFillThreads - 1) / kFillThreads, 4096), kFillThreads, 0, s>>>(
         d_in, W, W, H);
     CHECK(cudaGetLastError());
 
-    /* The exact-arithmetic proof the fast kernel relies on. */
+    /* The exact-arithmetic proof the registers kernel relies on. */
     CHECK(cudaMemsetAsync(d_count, 0, sizeof *d_count, s));
-    CHECK(gs_cuda_check_short_arith(d_count, s));
+    CHECK(gs_cuda_check_fast_arith(d_count, s));
     unsigned long long mism = 0;
     CHECK(cudaMemcpyAsync(&mism, d_count, sizeof mism, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));
-    printf("check: short arithmetic vs stencil_math.h over every float in range: %llu "
+    printf("check: fast arithmetic vs stencil_math.h over every float in range: %llu "
            "mismatches%s\n",
            mism, mism ? "  <-- FAIL" : "");
 
@@ -226,49 +226,34 @@ int main(int argc, char **argv)
         table.push_back(e);
     };
 
-    /* Smoothing. */
+    /* Smoothing: every variant of the one entry point, the baseline first. */
+    static const struct {
+        gs_cuda_smooth_variant variant;
+        const char *name;
+    } kVariants[] = {
+        {GS_CUDA_SMOOTH_PINGPONG, "pingpong (global memory)"},
+        {GS_CUDA_SMOOTH_SHARED_TILES, "shared tiles + mbarrier"},
+        {GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE, "registers, IEEE divide"},
+        {GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS, "registers, direct loads"},
+        {GS_CUDA_SMOOTH_REGISTERS_BULK_COPY, "registers, bulk-copy prefetch"},
+        {GS_CUDA_SMOOTH_REGISTERS, "registers (plugin default)"},
+    };
     const uint32_t ks[] = {1, 3, 10, 50, 100};
     for (uint32_t k : ks) {
         char op[48];
         snprintf(op, sizeof op, "smooth K=%u", k);
-        const double naive = median_ms(
-            [&] {
-                CHECK(gs_cuda_smooth_naive(d_in, W, d_ref, W, W, H, 8, k, d_scr, scr, s));
-            },
-            s);
-        add(op, "naive global ping-pong", naive, floor_smooth, -1);
-        const double seed = median_ms(
-            [&] { CHECK(gs_cuda_smooth_seed(d_in, W, d_out, W, W, H, 8, k, d_scr, scr, s)); }, s);
-        add(op, "seed (smem + mbarrier)", seed, floor_smooth,
-            count_diff(d_out, d_ref, px, d_count, s) != 0);
-        const double shared = median_ms(
-            [&] {
-                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHARED, 0, d_in, W, d_out, W, W, H,
-                                                8, k, d_scr, scr, s));
-            },
-            s);
-        add(op, "fast, stencil_math.h as is", shared, floor_smooth,
-            count_diff(d_out, d_ref, px, d_count, s) != 0);
-        const double direct = median_ms(
-            [&] {
-                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, 0, d_in, W, d_out, W, W, H, 8,
-                                                k, d_scr, scr, s));
-            },
-            s);
-        add(op, "fast, direct loads", direct, floor_smooth,
-            count_diff(d_out, d_ref, px, d_count, s) != 0);
-        const double bulk = median_ms(
-            [&] {
-                CHECK(gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, 1, d_in, W, d_out, W, W, H, 8,
-                                                k, d_scr, scr, s));
-            },
-            s);
-        add(op, "fast, bulk-copy prefetch", bulk, floor_smooth,
-            count_diff(d_out, d_ref, px, d_count, s) != 0);
-        const double fast = median_ms(
-            [&] { CHECK(gs_cuda_smooth_fast(d_in, W, d_out, W, W, H, 8, k, d_scr, scr, s)); }, s);
-        add(op, "fast (plugin default)", fast, floor_smooth,
-            count_diff(d_out, d_ref, px, d_count, s) != 0);
+        /* The first variant writes the reference bytes; every other is checked against it. */
+        for (size_t i = 0; i < sizeof kVariants / sizeof kVariants[0]; ++i) {
+            void *dst = i == 0 ? d_ref : d_out;
+            const double ms = median_ms(
+                [&] {
+                    CHECK(gs_cuda_smooth(kVariants[i].variant, d_in, W, dst, W, W, H, 8, k, d_scr,
+                                         scr, s));
+                },
+                s);
+            add(op, kVariants[i].name, ms, floor_smooth,
+                i == 0 ? -1 : count_diff(d_out, d_ref, px, d_count, s) != 0);
+        }
     }
 
     /* Integral rows: CUB's segmented scan as the anchor. */
@@ -310,7 +295,7 @@ int main(int argc, char **argv)
 
     /* The table: our rows beside the floor and every anchor of the same op. */
     printf("\n%-22s %-28s %9s %8s %9s %9s %9s %s\n", "op", "implementation", "ms", "TB/s",
-           "x floor", "naive/it", "torch/it", "check");
+           "x floor", "pingpong/it", "torch/it", "check");
     const char *last_op = "";
     for (const Entry &e : table) {
         if (strcmp(e.op, last_op) != 0) {
@@ -322,13 +307,13 @@ int main(int argc, char **argv)
                            a.ms / e.floor_ms);
             last_op = e.op;
         }
-        double naive_ms = 0, torch_ms = 0;
+        double pingpong_ms = 0, torch_ms = 0;
         for (const Entry &o : table)
-            if (strcmp(o.op, e.op) == 0 && strncmp(o.impl, "naive", 5) == 0) naive_ms = o.ms;
+            if (strcmp(o.op, e.op) == 0 && strcmp(o.impl, kVariants[0].name) == 0) pingpong_ms = o.ms;
         for (const Anchor &a : anchors)
             if (strcmp(a.op, e.op) == 0) torch_ms = a.ms;
         char nbuf[16] = "-", tbuf[16] = "-";
-        if (naive_ms > 0) snprintf(nbuf, sizeof nbuf, "%.1fx", naive_ms / e.ms);
+        if (pingpong_ms > 0) snprintf(nbuf, sizeof nbuf, "%.1fx", pingpong_ms / e.ms);
         if (torch_ms > 0) snprintf(tbuf, sizeof tbuf, "%.1fx", torch_ms / e.ms);
         printf("%-22s %-28s %9.3f %8.2f %9.2f %9s %9s %s\n", e.op, e.impl, e.ms,
                e.floor_ms / e.ms * bw / 1e12, e.ms / e.floor_ms, nbuf, tbuf,
@@ -339,10 +324,13 @@ int main(int argc, char **argv)
             for (const Entry &o : table)
                 if (strcmp(o.op, e.op) == 0 && strcmp(o.impl, "warp-shuffle scan") == 0)
                     printf("integral rows: CUB/it = %.2fx\n", e.ms / o.ms);
-    const double k1 = table[5].ms; /* the plugin's fast at K=1: sixth entry of the first K */
+    const char *plugin_default = kVariants[sizeof kVariants / sizeof kVariants[0] - 1].name;
+    double k1 = 0; /* the plugin's default at K=1: the first K's entry */
     for (const Entry &e : table)
-        if (strncmp(e.impl, "fast (", 6) == 0)
-            printf("linearity: %-12s fast %.3f ms = %.2f x K=1\n", e.op, e.ms, e.ms / k1);
+        if (strcmp(e.impl, plugin_default) == 0) {
+            if (k1 == 0) k1 = e.ms;
+            printf("linearity: %-12s registers %.3f ms = %.2f x K=1\n", e.op, e.ms, e.ms / k1);
+        }
 
     CHECK(cudaFree(d_scr));
     CHECK(cudaFree(d_in));

@@ -17,6 +17,13 @@ add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS
 set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
   ENVIRONMENT "GSMOOTH_CUDA_VARIANT=;CK_FORK=no")
 
+# The device proof behind the registers kernel's fast arithmetic (label gpu; 77 without a device).
+add_executable(test_cuda_arith ${CMAKE_CURRENT_LIST_DIR}/test_cuda_arith.cu)
+target_link_libraries(test_cuda_arith PRIVATE gs_cuda_kernels)
+set_target_properties(test_cuda_arith PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+add_test(NAME cuda_fast_arith COMMAND $<TARGET_FILE:test_cuda_arith>)
+set_tests_properties(cuda_fast_arith PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
+
 add_executable(test_cuda_probe ${CMAKE_CURRENT_LIST_DIR}/test_cuda_probe.c)
 target_link_libraries(test_cuda_probe PRIVATE gs_plugin_abi)
 target_link_libraries(test_cuda_probe PRIVATE ${CMAKE_DL_LIBS})

@@ -19,8 +19,8 @@
 #define ERR_LEN 512
 #define SKIP_CODE 77
 
-typedef enum { VAR_SEED, VAR_FAST, VAR_COUNT } variant;
-static const char *const variant_name[VAR_COUNT] = {"seed", "fast"};
+typedef enum { VAR_SHARED_TILES, VAR_REGISTERS, VAR_COUNT } variant;
+static const char *const variant_name[VAR_COUNT] = {"shared-tiles", "registers"};
 
 /* Everything the tests share, set up in main before the runner starts. */
 static const gs_plugin_desc *g_cpu, *g_cuda;
@@ -30,7 +30,7 @@ static int g_small;
 
 /* ---- case lists ---- */
 
-/* Smoothing: widths around each variant's tile (seed 4096; fast one-warp group 1024 and
+/* Smoothing: widths around each variant's tile (shared tiles 4096; registers one-warp group 1024 and
  * one-block span 32768) and the row ends; the heaviest shapes only with small K. */
 typedef struct { uint32_t width, height, iters, bits; } smooth_case;
 typedef struct { uint32_t width, height, in_bits, out_bits; } integral_case;
@@ -235,7 +235,7 @@ START_TEST(integral_rows_match_cpu)
     ck_assert_msg(g_cpu->integral_rows(g_cpu_inst, &s, err, sizeof err) == GS_PLUGIN_OK, "cpu: %s",
                   err);
     s = strip_of(&im, 0, c.height, c.out_bits, got, stride);
-    ck_assert_msg(g_cuda->integral_rows(g_cuda_inst[VAR_FAST], &s, err, sizeof err) == GS_PLUGIN_OK,
+    ck_assert_msg(g_cuda->integral_rows(g_cuda_inst[VAR_REGISTERS], &s, err, sizeof err) == GS_PLUGIN_OK,
                   "cuda: %s", err);
     uint32_t col = 0;
     const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.out_bits / 8), &col);
@@ -268,7 +268,7 @@ START_TEST(integral_2d_matches_cpu)
         ck_assert_msg(g_cpu->integral_2d(g_cpu_inst, &s, sums_cpu, err, sizeof err) == GS_PLUGIN_OK,
                       "cpu: %s", err);
         s = strip_of(&im, y0, n, c.out_bits, got, stride);
-        ck_assert_msg(g_cuda->integral_2d(g_cuda_inst[VAR_FAST], &s, sums_cuda, err, sizeof err) ==
+        ck_assert_msg(g_cuda->integral_2d(g_cuda_inst[VAR_REGISTERS], &s, sums_cuda, err, sizeof err) ==
                           GS_PLUGIN_OK,
                       "cuda: %s", err);
         ck_assert_msg(memcmp(sums_cpu, sums_cuda, sums_bytes) == 0,
@@ -296,20 +296,20 @@ START_TEST(bad_arguments_are_refused)
     uint8_t px[4] = {1, 2, 3, 4}, out[4];
     image im = {4, 1, 8, 4, px};
     gs_strip s = strip_of(&im, 0, 1, 8, out, 4);
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], NULL, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], NULL, 3, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     ck_assert(err[0] != '\0');
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 100001, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 100001, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     s.out_bits = 16;
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 3, err, sizeof err),
                      GS_PLUGIN_ERR_UNSUPPORTED);
     s.out_bits = 8;
     s.src_stride = 2;
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_FAST], &s, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 3, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     s.src_stride = 4;
-    ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst[VAR_FAST], &s, NULL, err, sizeof err),
+    ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst[VAR_REGISTERS], &s, NULL, err, sizeof err),
                      GS_PLUGIN_ERR_UNSUPPORTED); /* out_bits 8 is no integral depth */
 
     setenv("GSMOOTH_CUDA_VARIANT", "quantum", 1);
@@ -327,7 +327,7 @@ START_TEST(timings_add_up)
 {
     if (!g_cuda->timings) return;
     gs_plugin_timings t = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
-    g_cuda->timings(g_cuda_inst[VAR_FAST], &t);
+    g_cuda->timings(g_cuda_inst[VAR_REGISTERS], &t);
     ck_assert_msg(t.kernel_ns > 0 && t.upload_ns > 0 && t.download_ns > 0,
                   "timings after the suite: upload %llu, kernel %llu, download %llu ns",
                   (unsigned long long)t.upload_ns, (unsigned long long)t.kernel_ns,
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     printf("test_cuda: %s%s\n", why, g_small ? " (small case list)" : "");
     g_cpu_inst = make(g_cpu, NULL);
     for (int v = 0; v < VAR_COUNT; ++v) g_cuda_inst[v] = make(g_cuda, variant_name[v]);
-    if (!g_cpu_inst || !g_cuda_inst[VAR_SEED] || !g_cuda_inst[VAR_FAST]) return 1;
+    if (!g_cpu_inst || !g_cuda_inst[VAR_SHARED_TILES] || !g_cuda_inst[VAR_REGISTERS]) return 1;
     build_cases();
 
     Suite *suite = suite_create("cuda");

@@ -1,12 +1,15 @@
 /* integral.cu: integral rows (inclusive prefix sum of each row) and the summed-area table over strips, on the GPU. */
 #include "cuda_kernels.h"
+#include "launch_common.cuh"
 
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
 
 /*
- * Integral rows: the lesson's block scan (seeds/000), made work-efficient. Each lane holds
+ * Integral rows: the block scan gsmooth grew from (a CUDA lesson's Hillis-Steele inclusive
+ * scan in one block: log2(TPB) rounds of read, barrier, write, barrier), made
+ * work-efficient and unbounded in width. Each lane holds
  * kScanPix consecutive pixels of a 512-pixel warp chunk (one 16-byte load of u8), scans
  * them sequentially, and the warp scans the lane totals with shuffles (log2(32) steps
  * instead of log2(TPB) block-wide barrier rounds). A warp owns kChunksPerWarp chunks in
@@ -20,10 +23,10 @@
  * each row to the running column sums (d_carry, the table's row above the strip).
  */
 
+using namespace gs_cuda;
+
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kScanPix = 16;                                /* pixels per lane per chunk */
 constexpr int kChunkPix = kScanPix * kWarp;                 /* 512 pixels per warp chunk */
 constexpr int kChunksPerWarp = 4;                           /* 2048 pixels in registers */
@@ -263,19 +266,13 @@ cudaError_t launch_rows(const void *src, size_t sp, void *dst, size_t dp, uint32
     return cudaGetLastError();
 }
 
-bool aligned(const void *p, size_t pitch)
+/* The generic checks, 32- or 64-bit sums, and rows that allow 16-byte vectors. */
+bool integral_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
+                      uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits)
 {
-    return ((uintptr_t)p % GS_CUDA_ALIGN) == 0 && pitch % GS_CUDA_ALIGN == 0;
-}
-
-bool rows_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
-                  uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits)
-{
-    return d_src != NULL && d_dst != NULL && width > 0 && rows > 0 &&
-           (in_bits == 8 || in_bits == 16) && (out_bits == 32 || out_bits == 64) &&
-           src_pitch >= (size_t)width * (in_bits / 8) &&
-           dst_pitch >= (size_t)width * (out_bits / 8) && aligned(d_src, src_pitch) &&
-           aligned(d_dst, dst_pitch);
+    return (out_bits == 32 || out_bits == 64) &&
+           rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) &&
+           aligned(d_src, src_pitch) && aligned(d_dst, dst_pitch);
 }
 
 cudaError_t integral_rows(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
@@ -304,7 +301,7 @@ extern "C" cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch
                                              uint32_t in_bits, uint32_t out_bits,
                                              cudaStream_t stream)
 {
-    if (!rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits))
+    if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits))
         return cudaErrorInvalidValue;
     return integral_rows(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits,
                          stream);
@@ -315,7 +312,7 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
                                            uint32_t in_bits, uint32_t out_bits, void *d_carry,
                                            cudaStream_t stream)
 {
-    if (!rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
+    if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
         d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0)
         return cudaErrorInvalidValue;
     cudaError_t err = integral_rows(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits,

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "cuda_kernels.h"
+#include "smooth_variants.cuh"
 #include "stencil_math.h"
 
 /* The largest value of each sample type, as the float that quantisation clamps to. */
@@ -25,14 +25,14 @@ template <typename T> __device__ __forceinline__ void store_sample(T *p, float v
 template <> __device__ __forceinline__ void store_sample<float>(float *p, float v) { *p = v; }
 
 /*
- * The one map from a launch's (in, out) kinds (GS_CUDA_KIND_*) to sample types: calls
+ * The one map from a launch's (in, out) kinds (bits, or gs_cuda::kKindFloat) to sample types: calls
  * launch(Tin{}, Tout{}) for the seven pairs a chain of launches uses (8 or 16 bits in and
  * out of one launch; u8/u16 -> float first, float -> float between, float -> u8/u16 last).
  */
 template <class Launch>
 cudaError_t gs_cuda_dispatch_kinds(uint32_t in_kind, uint32_t out_kind, Launch &&launch)
 {
-    const uint32_t F = GS_CUDA_KIND_FLOAT;
+    const uint32_t F = gs_cuda::kKindFloat;
     if (in_kind == 8 && out_kind == 8) return launch(uint8_t{}, uint8_t{});
     if (in_kind == 16 && out_kind == 16) return launch(uint16_t{}, uint16_t{});
     if (in_kind == 8 && out_kind == F) return launch(uint8_t{}, float{});

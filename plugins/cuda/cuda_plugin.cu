@@ -13,9 +13,10 @@
 static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
 
 /*
- * Environment: GSMOOTH_CUDA_VARIANT=fast|seed|naive picks the smoothing kernel when an
- * instance is created (default fast; seed is the lesson's shared-memory design, naive the
- * bench's global ping-pong). Anything else makes create fail with a message.
+ * Environment: GSMOOTH_CUDA_VARIANT=registers|shared-tiles|pingpong picks the smoothing
+ * kernel when an instance is created (default registers; shared-tiles is the double-
+ * buffered shared-memory design gsmooth grew from, pingpong the bench's global-memory
+ * baseline). Anything else makes create fail with a message.
  *
  * A strip call cuts the strip into chunks of rows (at most kChunkBytes in any one buffer,
  * so device memory stays bounded whatever the strip size) and runs them round-robin on
@@ -60,9 +61,9 @@ namespace {
 
 gs_plugin_status fail_cuda(char *err, size_t err_size, const char *what, cudaError_t e)
 {
-    const gs_plugin_status st = e == cudaErrorMemoryAllocation ? GS_PLUGIN_ERR_NOMEM
+    const gs_plugin_status prc = e == cudaErrorMemoryAllocation ? GS_PLUGIN_ERR_NOMEM
                                                                : GS_PLUGIN_ERR_DEVICE;
-    return gs_plugin_fail(err, err_size, st, "CUDA %s: %s (error %d)", what, cudaGetErrorString(e),
+    return gs_plugin_fail(err, err_size, prc, "CUDA %s: %s (error %d)", what, cudaGetErrorString(e),
                 (int)e);
 }
 
@@ -163,41 +164,63 @@ void cuda_destroy(gs_plugin_instance *inst)
     free(inst);
 }
 
+/* GSMOOTH_CUDA_VARIANT's values. */
+const struct {
+    const char *name;
+    gs_cuda_smooth_variant variant;
+} variant_names[] = {
+    {"registers", GS_CUDA_SMOOTH_REGISTERS},
+    {"shared-tiles", GS_CUDA_SMOOTH_SHARED_TILES},
+    {"pingpong", GS_CUDA_SMOOTH_PINGPONG},
+};
+
 gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance **out,
                              char *err, size_t err_size)
 {
+    gs_plugin_status prc = GS_PLUGIN_OK;
+    gs_plugin_instance *inst = NULL;
+    gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_REGISTERS;
+    int device = 0, count = 0;
+    cudaError_t e;
+
     if (!out) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
     *out = NULL;
-    gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_FAST;
     const char *env = getenv("GSMOOTH_CUDA_VARIANT");
     if (env && *env) {
-        if (strcmp(env, "fast") == 0)
-            variant = GS_CUDA_SMOOTH_FAST;
-        else if (strcmp(env, "seed") == 0)
-            variant = GS_CUDA_SMOOTH_SEED;
-        else if (strcmp(env, "naive") == 0)
-            variant = GS_CUDA_SMOOTH_NAIVE;
-        else
-            return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
-                        "GSMOOTH_CUDA_VARIANT=%s: expected fast, seed or naive", env);
+        size_t i = 0, n = sizeof variant_names / sizeof variant_names[0];
+        while (i < n && strcmp(env, variant_names[i].name) != 0) ++i;
+        if (i == n) {
+            prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
+                                 "GSMOOTH_CUDA_VARIANT=%s: expected registers, shared-tiles or pingpong",
+                                 env);
+            goto cleanup;
+        }
+        variant = variant_names[i].variant;
     }
-    int device = 0, count = 0;
     if (config && config->struct_size >= offsetof(gs_plugin_config, device) + sizeof(int32_t) &&
         config->device >= 0)
         device = config->device;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no usable CUDA device: %s",
-                    e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_UNAVAILABLE, "no usable CUDA device: %s",
+                             e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        goto cleanup;
     }
-    if (device >= count)
-        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "CUDA device %d of %d does not exist",
-                    device, count);
-    if ((e = cudaSetDevice(device)) != cudaSuccess) return fail_cuda(err, err_size, "set device", e);
-
-    gs_plugin_instance *inst = (gs_plugin_instance *)calloc(1, sizeof *inst);
-    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
+    if (device >= count) {
+        prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
+                             "CUDA device %d of %d does not exist", device, count);
+        goto cleanup;
+    }
+    if ((e = cudaSetDevice(device)) != cudaSuccess) {
+        prc = fail_cuda(err, err_size, "set device", e);
+        goto cleanup;
+    }
+    inst = (gs_plugin_instance *)calloc(1, sizeof *inst);
+    if (!inst) {
+        prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
     inst->device = device;
     inst->variant = variant;
     for (int s = 0; s < kStreams && e == cudaSuccess; ++s) {
@@ -206,11 +229,15 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
             e = cudaEventCreate(&inst->lane[s].ev[k]);
     }
     if (e != cudaSuccess) {
-        cuda_destroy(inst);
-        return fail_cuda(err, err_size, "stream setup", e);
+        prc = fail_cuda(err, err_size, "stream setup", e);
+        goto cleanup;
     }
     *out = inst;
-    return GS_PLUGIN_OK;
+    inst = NULL;
+
+cleanup:
+    cuda_destroy(inst);
+    return prc;
 }
 
 /* ---- strip streaming ---- */
@@ -228,16 +255,6 @@ struct chunk_plan {
 
 enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D };
 
-size_t smooth_scratch(gs_cuda_smooth_variant v, uint32_t width, uint32_t rows, uint32_t iters)
-{
-    switch (v) {
-    case GS_CUDA_SMOOTH_NAIVE: return gs_cuda_smooth_naive_scratch_bytes(width, rows, iters);
-    case GS_CUDA_SMOOTH_SEED: return gs_cuda_smooth_seed_scratch_bytes(width, rows, iters);
-    case GS_CUDA_SMOOTH_FAST: return gs_cuda_smooth_fast_scratch_bytes(width, rows, iters);
-    }
-    return 0;
-}
-
 chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, op_kind op,
                        uint32_t iters)
 {
@@ -246,7 +263,8 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, op_kin
     p.out_row = (size_t)s->width * (s->out_bits / 8);
     p.in_pitch = round_up(p.in_row, GS_CUDA_ALIGN);
     p.out_pitch = round_up(p.out_row, GS_CUDA_ALIGN);
-    const size_t scr_row = op == OP_SMOOTH ? smooth_scratch(inst->variant, s->width, 1, iters) : 0;
+    const size_t scr_row =
+        op == OP_SMOOTH ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, iters) : 0;
     size_t widest = p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
     if (scr_row > widest) widest = scr_row;
     size_t rows = kChunkBytes / widest;
@@ -254,8 +272,9 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, op_kin
     if (rows > s->rows) rows = s->rows;
     p.rows_per_chunk = (uint32_t)rows;
     p.chunks = (s->rows + p.rows_per_chunk - 1) / p.rows_per_chunk;
-    p.scratch = op == OP_SMOOTH ? smooth_scratch(inst->variant, s->width, p.rows_per_chunk, iters)
-                                : 0;
+    p.scratch = op == OP_SMOOTH
+                    ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, p.rows_per_chunk, iters)
+                    : 0;
     return p;
 }
 
@@ -332,21 +351,8 @@ cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chu
 {
     switch (op) {
     case OP_SMOOTH:
-        switch (inst->variant) {
-        case GS_CUDA_SMOOTH_NAIVE:
-            return gs_cuda_smooth_naive(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
-                                        rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr,
-                                        stream);
-        case GS_CUDA_SMOOTH_SEED:
-            return gs_cuda_smooth_seed(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
-                                       rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr,
-                                       stream);
-        case GS_CUDA_SMOOTH_FAST:
-            return gs_cuda_smooth_fast(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
-                                       rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr,
-                                       stream);
-        }
-        return cudaErrorInvalidValue;
+        return gs_cuda_smooth(inst->variant, b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
+                              rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr, stream);
     case OP_ROWS:
         return gs_cuda_integral_rows(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width, rows,
                                      s->in_bits, s->out_bits, stream);
@@ -372,7 +378,7 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, op_kind op, u
     for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
         const int k = (int)(c % kStreams);
         lane_buffers *b = &inst->lane[k];
-        cudaStream_t st = inst->stream[k];
+        cudaStream_t stream = inst->stream[k];
         if (c >= (uint32_t)kStreams) {
             e = finish_chunk(inst, s, p, c - kStreams);
             if (e != cudaSuccess) break;
@@ -383,21 +389,21 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, op_kind op, u
         for (uint32_t y = 0; y < rows; ++y)
             memcpy((char *)b->h_in + (size_t)y * p.in_row,
                    (const char *)s->src + (size_t)(y0 + y) * s->src_stride, p.in_row);
-        if ((e = cudaEventRecord(b->ev[EV_START], st))) break;
+        if ((e = cudaEventRecord(b->ev[EV_START], stream))) break;
         if ((e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, b->h_in, p.in_row, p.in_row, rows,
-                                   cudaMemcpyHostToDevice, st)))
+                                   cudaMemcpyHostToDevice, stream)))
             break;
-        if ((e = cudaEventRecord(b->ev[EV_UPLOADED], st))) break;
+        if ((e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
         if (op == OP_2D && c > 0) {
             const lane_buffers *prev = &inst->lane[(c - 1) % kStreams];
-            if ((e = cudaStreamWaitEvent(st, prev->ev[EV_COMPUTED], 0))) break;
+            if ((e = cudaStreamWaitEvent(stream, prev->ev[EV_COMPUTED], 0))) break;
         }
-        if ((e = compute_chunk(inst, s, p, op, iters, b, rows, st))) break;
-        if ((e = cudaEventRecord(b->ev[EV_COMPUTED], st))) break;
+        if ((e = compute_chunk(inst, s, p, op, iters, b, rows, stream))) break;
+        if ((e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
         if ((e = cudaMemcpy2DAsync(b->h_out, p.out_row, b->d_out, p.out_pitch, p.out_row, rows,
-                                   cudaMemcpyDeviceToHost, st)))
+                                   cudaMemcpyDeviceToHost, stream)))
             break;
-        if ((e = cudaEventRecord(b->ev[EV_DOWNLOADED], st))) break;
+        if ((e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
     }
     if (e == cudaSuccess) {
         for (uint32_t c = finished; c < p.chunks && e == cudaSuccess; ++c)
@@ -419,8 +425,8 @@ gs_plugin_status check_strip(const gs_plugin_instance *inst, const gs_strip *s, 
 gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,
                              char *err, size_t err_size)
 {
-    gs_plugin_status st = check_strip(inst, s, 0, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = check_strip(inst, s, 0, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
                               GS_PLUGIN_MAX_ITERS);
@@ -439,8 +445,8 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
 gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s, char *err,
                                     size_t err_size)
 {
-    gs_plugin_status st = check_strip(inst, s, 1, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     cudaError_t e = cudaSetDevice(inst->device);
     if (e == cudaSuccess) e = run_strip(inst, s, OP_ROWS, 0);
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "integral rows", e);
@@ -449,8 +455,8 @@ gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
 gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
                                   void *column_sums, char *err, size_t err_size)
 {
-    gs_plugin_status st = check_strip(inst, s, 1, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     if (!column_sums) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null column sums");
     /* column_sums is kept as the CPU reference keeps it (gs_ref_integral_2d_row): each
      * column's running sum of the rows' prefix sums, i.e. the table row just above this

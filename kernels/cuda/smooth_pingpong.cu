@@ -1,24 +1,26 @@
-/* smooth_naive.cu: the naive smoothing baseline for the bench: one launch per pass, one thread per pixel, float32 ping-pong in global memory. */
-#include "cuda_kernels.h"
+/* smooth_pingpong.cu: the ping-pong smoothing variant, the bench's baseline: one launch per pass, one thread per pixel, float32 rows ping-ponged through global memory. */
+#include "launch_common.cuh"
 #include "sample_io.cuh"
+#include "smooth_variants.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+using namespace gs_cuda;
+
 namespace {
 
-constexpr int kNaiveThreads = 256;     /* threads per block along a row */
+constexpr int kPingpongThreads = 256;  /* threads per block along a row */
 constexpr unsigned kMaxGridY = 65535u; /* hardware limit of gridDim.y; rows loop beyond */
-static_assert(kNaiveThreads % 32 == 0, "whole warps");
-
+static_assert(kPingpongThreads % gs_cuda::kWarp == 0, "whole warps");
 
 /* ---- kernels ---- */
 
 /* One pass: every pixel reads its neighbours from the previous pass in global memory. */
 template <typename Tin, typename Tout>
-__global__ void __launch_bounds__(kNaiveThreads)
-    smooth_naive_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+__global__ void __launch_bounds__(kPingpongThreads)
+    smooth_pingpong_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                         uint32_t width, uint32_t rows)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -38,15 +40,15 @@ __global__ void __launch_bounds__(kNaiveThreads)
     }
 }
 
-/* ---- host sizing helpers ---- */
+/* ---- host side ---- */
 
 template <typename Tin, typename Tout>
 cudaError_t launch_typed(const void *in, size_t ip, void *out, size_t op, uint32_t width,
                          uint32_t rows, cudaStream_t stream)
 {
-    const dim3 grid((width + kNaiveThreads - 1) / kNaiveThreads,
+    const dim3 grid((width + kPingpongThreads - 1) / kPingpongThreads,
                     rows < kMaxGridY ? rows : kMaxGridY);
-    smooth_naive_kernel<Tin, Tout><<<grid, kNaiveThreads, 0, stream>>>(
+    smooth_pingpong_kernel<Tin, Tout><<<grid, kPingpongThreads, 0, stream>>>(
         (const char *)in, ip, (char *)out, op, width, rows);
     return cudaGetLastError();
 }
@@ -61,27 +63,22 @@ cudaError_t launch_one(const void *in, size_t ip, uint32_t ik, void *out, size_t
 
 } /* namespace */
 
-/* ---- launchers ---- */
+/* ---- the variant's entry ---- */
 
-extern "C" size_t gs_cuda_smooth_naive_scratch_bytes(uint32_t width, uint32_t rows,
-                                                     uint32_t iters)
+size_t gs_cuda::smooth_pingpong_scratch(uint32_t width, uint32_t rows, uint32_t iters)
 {
-    return gs_cuda_chain_scratch_bytes(width, rows, iters, 1);
+    return chain_scratch_bytes(width, rows, iters, 1);
 }
 
-extern "C" cudaError_t gs_cuda_smooth_naive(const void *d_src, size_t src_pitch, void *d_dst,
-                                            size_t dst_pitch, uint32_t width, uint32_t rows,
-                                            uint32_t bits, uint32_t iters, void *d_scratch,
-                                            size_t scratch_bytes, cudaStream_t stream)
+cudaError_t gs_cuda::smooth_pingpong(const void *d_src, size_t src_pitch, void *d_dst,
+                                     size_t dst_pitch, uint32_t width, uint32_t rows,
+                                     uint32_t bits, uint32_t iters, void *d_scratch,
+                                     size_t scratch_bytes, cudaStream_t stream)
 {
-    if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 ||
-        (bits != 8 && bits != 16) || iters > GS_MAX_ITERS ||
-        src_pitch < (size_t)width * (bits / 8) || dst_pitch < (size_t)width * (bits / 8))
-        return cudaErrorInvalidValue;
     auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
                    uint32_t /*passes: always 1*/) {
         return launch_one(in, ip, ik, out, op, ok, width, rows, stream);
     };
-    return gs_cuda_run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters, 1,
-                             d_scratch, scratch_bytes, stream, one);
+    return run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters, 1, d_scratch,
+                     scratch_bytes, stream, one);
 }

@@ -1,7 +1,8 @@
-/* smooth_fast.cu: the fast smoothing variant: every pass in registers, neighbours by warp shuffles, pixels moved in 16-byte vectors. */
-#include "cuda_kernels.h"
+/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
+#include "launch_common.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
+#include "smooth_variants.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -17,13 +18,13 @@
  * number of passes in one launch. A wider row is cut into segments that carry a halo of
  * `halo` >= passes pixels per side (garbage creeps in one pixel a pass from a segment edge
  * that is not a row end, so the halo absorbs it); then passes per launch are capped and the
- * float32 intermediates go through device scratch (gs_cuda_run_chain).
+ * float32 intermediates go through device scratch (run_chain).
  */
+
+using namespace gs_cuda;
 
 namespace {
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 /* Pixels per thread: two 16-byte loads of u8. 32 floats of state plus temporaries keep
  * the kernel near 64 registers, so two 512-thread groups (16384-pixel rows) fit an SM. */
 constexpr int kPix = 32;
@@ -34,7 +35,7 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
-/* gs_cuda_smooth_fast prefetches the next segment with the copy engine (persistent grid)
+/* GS_CUDA_SMOOTH_REGISTERS prefetches the next segment with the copy engine (persistent grid)
  * for launches of at most this many passes, and loads directly above it: measured on an
  * H200 (bench/NOTES.md), prefetch won at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336)
  * and lost from K = 10 on (0.797 vs 0.765 ms; 3.50 vs 3.31 ms at K = 50). */
@@ -52,29 +53,14 @@ constexpr uint32_t kMagic23Bits = 0x4B000000u;
  * leaves it in the low mantissa bits. */
 constexpr float kRoundMagic = 12582912.0f;
 
-/* Where a row segment lies and what one launch does to it. */
-struct FastGeom {
-    const char *src;     /* first source row (device) */
-    size_t src_pitch;    /* bytes between source rows */
-    char *dst;           /* first destination row (device) */
-    size_t dst_pitch;    /* bytes between destination rows */
-    uint32_t width;      /* pixels per row */
-    uint32_t passes;     /* passes this launch */
-    uint32_t group;      /* threads per segment, multiple of 32 */
-    uint32_t halo;       /* halo pixels per side, multiple of kPix; 0 = whole rows */
-    uint32_t out_span;   /* output pixels per segment, multiple of kPix */
-    uint32_t segs_per_row;
-    uint32_t segs_total; /* rows * segs_per_row (the launcher keeps it below 2^32) */
-};
-
 /* ---- device helpers ---- */
 
 
 /*
- * Arithmetic policies. ArithShared calls stencil_math.h as written. ArithShort gives the
+ * Arithmetic policies. IeeeDivide calls stencil_math.h as written. ReciprocalFma gives the
  * same bits in fewer instructions for the inputs that occur here (every float in
  * [0, 3 * 65535] for the division, [0, 65535] for rounding), proven exhaustively by
- * gs_cuda_check_short_arith on the device:
+ * gs_cuda_check_fast_arith on the device (run by the GPU test suite):
  *  - division by 3: the compiler's own fast path for x / 3.0f (q = x * (1/3), r = x - 3q by
  *    FMA, q + r/3 by FMA) without its FCHK range test and the branch to the slow path,
  *    which never triggers for these operands;
@@ -83,7 +69,7 @@ struct FastGeom {
  *    stays in [0, maxval] (sums and quotients of correctly rounded ops are monotone).
  * Both return the quantized integer in the low 8 or 16 bits of a 32-bit word.
  */
-struct ArithShared {
+struct IeeeDivide {
     static __device__ __forceinline__ float mean3(float l, float c, float r)
     {
         return gs_mean3(l, c, r);
@@ -94,7 +80,7 @@ struct ArithShared {
     }
 };
 
-struct ArithShort {
+struct ReciprocalFma {
     static __device__ __forceinline__ float mean3(float l, float c, float r)
     {
         return gs_div3_fma(__fadd_rn(__fadd_rn(l, c), r)); /* (l + c) + r, as gs_mean3 */
@@ -309,7 +295,7 @@ __device__ __forceinline__ void scatter_right_end(float (&v)[kPix], int e, float
  * any grid size is correct.
  */
 template <typename Tin, typename Tout, class Arith, bool kPrefetch>
-__global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
+__global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom g)
 {
     /* kPrefetch (groups of several warps, one per block, integer samples): the block's
      * next segment is copied into shared memory by the copy engine while this one is
@@ -319,6 +305,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
     /* Edge pixels of each warp, [pass parity][first, last][warp of the group]. */
     __shared__ float s_edge[2][2][kMaxWarps];
 
+    /* The launcher keeps the segment count below 2^32: 32-bit indices from here on. */
+    const uint32_t segs_total = (uint32_t)g.segs_total;
     const uint32_t lane = threadIdx.x % kWarp;
     const uint32_t groups_per_block = blockDim.x / g.group;
     const uint32_t local = threadIdx.x % g.group;
@@ -354,13 +342,13 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
     if (kPrefetch) {
         if (threadIdx.x == 0) mbar_init(bar, 1);
         __syncthreads();
-        if (threadIdx.x == 0 && blockIdx.x < g.segs_total) prefetch(blockIdx.x);
+        if (threadIdx.x == 0 && blockIdx.x < segs_total) prefetch(blockIdx.x);
     }
 
-    for (uint32_t base = blockIdx.x * groups_per_block; base < g.segs_total;
+    for (uint32_t base = blockIdx.x * groups_per_block; base < segs_total;
          base += gridDim.x * groups_per_block) {
         const uint32_t seg = base + threadIdx.x / g.group;
-        if (!multiwarp && seg >= g.segs_total) break; /* one-warp groups never sync */
+        if (!multiwarp && seg >= segs_total) break; /* one-warp groups never sync */
         const uint32_t row = g.segs_per_row == 1 ? seg : seg / g.segs_per_row;
         const long x0 = (long)(seg % g.segs_per_row) * g.out_span;
         const long xs = x0 - (long)g.halo + (long)local * kPix;
@@ -373,7 +361,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
             const long xs0 = xs - (long)local * kPix;
             load_pixels<Tin, true>((const char *)s_tile - xs0 * (long)sizeof(Tin), xs, g.width, v);
             __syncthreads(); /* every thread has its pixels: the tile may be refilled */
-            if (threadIdx.x == 0 && seg + gridDim.x < g.segs_total) prefetch(seg + gridDim.x);
+            if (threadIdx.x == 0 && seg + gridDim.x < segs_total) prefetch(seg + gridDim.x);
         } else {
             load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
         }
@@ -418,8 +406,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_fast_kernel(FastGeom g)
     }
 }
 
-/* Exhaustive comparison of ArithShort with the shared formulas (see ArithShort). */
-__global__ void check_short_arith_kernel(unsigned long long *d_mismatches)
+/* Exhaustive comparison of ReciprocalFma with the shared formulas (see ReciprocalFma). */
+__global__ void check_fast_arith_kernel(unsigned long long *d_mismatches)
 {
     const uint32_t div_hi = __float_as_uint(3.0f * 65535.0f);
     const uint32_t q_hi = __float_as_uint(65535.0f), q8_hi = __float_as_uint(255.0f);
@@ -427,25 +415,25 @@ __global__ void check_short_arith_kernel(unsigned long long *d_mismatches)
     for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u <= div_hi;
          u += (uint64_t)gridDim.x * blockDim.x) {
         const float s = __uint_as_float((uint32_t)u);
-        if (__float_as_uint(ArithShort::mean3(s, 0.0f, 0.0f)) !=
-            __float_as_uint(ArithShared::mean3(s, 0.0f, 0.0f)))
+        if (__float_as_uint(ReciprocalFma::mean3(s, 0.0f, 0.0f)) !=
+            __float_as_uint(IeeeDivide::mean3(s, 0.0f, 0.0f)))
             ++bad;
         if (u <= q_hi &&
-            (ArithShort::quantize(s, 65535.0f) & 0xffffu) != ArithShared::quantize(s, 65535.0f))
+            (ReciprocalFma::quantize(s, 65535.0f) & 0xffffu) != IeeeDivide::quantize(s, 65535.0f))
             ++bad;
         if (u <= q8_hi &&
-            (ArithShort::quantize(s, 255.0f) & 0xffu) != ArithShared::quantize(s, 255.0f))
+            (ReciprocalFma::quantize(s, 255.0f) & 0xffu) != IeeeDivide::quantize(s, 255.0f))
             ++bad;
     }
     if (bad) atomicAdd(d_mismatches, bad);
 }
 
-/* ---- host sizing helpers ---- */
+/* ---- host side ---- */
 
 /* Segment geometry for `passes` passes over rows of `width` pixels. */
-FastGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
+SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
 {
-    FastGeom g = {};
+    SegmentGeom g = {};
     g.width = width;
     g.passes = passes;
     if (width <= kMaxSpan) {
@@ -460,22 +448,22 @@ FastGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
         g.out_span = kMaxSpan - 2 * g.halo;
         g.segs_per_row = (width + g.out_span - 1) / g.out_span;
     }
-    g.segs_total = (uint32_t)(rows * g.segs_per_row);
+    g.segs_total = rows * g.segs_per_row;
     return g;
 }
 
 template <typename Tin, typename Tout, class Arith>
-cudaError_t launch_typed(FastGeom g, bool prefetch, cudaStream_t stream)
+cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
 {
     const uint32_t block = g.group > kWarp ? g.group : (uint32_t)kNarrowBlock;
     const uint64_t per_block = block / g.group;
-    const uint64_t blocks = ((uint64_t)g.segs_total + per_block - 1) / per_block;
+    const uint64_t blocks = (g.segs_total + per_block - 1) / per_block;
     unsigned grid = blocks > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)blocks;
     if constexpr (sizeof(Tin) <= 2) {
         if (prefetch && g.group > kWarp) {
             /* persistent: as many blocks as fit at once, each striding over segments */
             const size_t smem = (size_t)g.group * kPix * sizeof(Tin);
-            auto kernel = smooth_fast_kernel<Tin, Tout, Arith, true>;
+            auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
             cudaError_t e = cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
             int dev = 0, sms = 0, per_sm = 0;
@@ -492,7 +480,7 @@ cudaError_t launch_typed(FastGeom g, bool prefetch, cudaStream_t stream)
             return cudaGetLastError();
         }
     }
-    smooth_fast_kernel<Tin, Tout, Arith, false><<<grid, block, 0, stream>>>(g);
+    smooth_registers_kernel<Tin, Tout, Arith, false><<<grid, block, 0, stream>>>(g);
     return cudaGetLastError();
 }
 
@@ -502,7 +490,7 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
                        size_t out_pitch, uint32_t out_kind, uint32_t passes, uint32_t width,
                        uint32_t rows, bool prefetch, cudaStream_t stream)
 {
-    FastGeom g = plan(width, rows, passes);
+    SegmentGeom g = plan(width, rows, passes);
     g.src = (const char *)in;
     g.src_pitch = in_pitch;
     g.dst = (char *)out;
@@ -517,25 +505,15 @@ uint32_t max_passes_per_launch(uint32_t width)
     return width <= kMaxSpan ? GS_MAX_ITERS : kMaxPassesPerLaunch;
 }
 
-bool aligned(const void *p, size_t pitch)
-{
-    return ((uintptr_t)p % GS_CUDA_ALIGN) == 0 && pitch % GS_CUDA_ALIGN == 0;
-}
-
 template <class Arith>
-cudaError_t smooth_fast(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
+cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                         uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
-                        void *d_scratch, size_t scratch_bytes, bool prefetch,
-                        cudaStream_t stream)
+                        void *d_scratch, size_t scratch_bytes, bool prefetch, cudaStream_t stream)
 {
-    if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 ||
-        (bits != 8 && bits != 16) || iters > GS_MAX_ITERS)
-        return cudaErrorInvalidValue;
     /* Segments are counted in 32 bits; a strip has far fewer (the plugin sends chunks). */
     if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > UINT32_MAX)
         return cudaErrorInvalidValue;
-    if (src_pitch < (size_t)width * (bits / 8) || dst_pitch < (size_t)width * (bits / 8) ||
-        !aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch) ||
+    if (!aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch) ||
         (d_scratch != NULL && !aligned(d_scratch, 0)))
         return cudaErrorInvalidValue;
     /* A one-pixel row keeps its value through any number of passes (n = 1): a copy. */
@@ -544,54 +522,48 @@ cudaError_t smooth_fast(const void *d_src, size_t src_pitch, void *d_dst, size_t
                    uint32_t passes) {
         return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch, stream);
     };
-    return gs_cuda_run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                             passes_needed, max_passes_per_launch(width), d_scratch,
-                             scratch_bytes, stream, one);
+    return run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, passes_needed,
+                     max_passes_per_launch(width), d_scratch, scratch_bytes, stream, one);
 }
 
 } /* namespace */
 
-/* ---- launchers ---- */
+/* ---- the variant's entry, and the proof of its arithmetic ---- */
 
-extern "C" size_t gs_cuda_smooth_fast_scratch_bytes(uint32_t width, uint32_t rows,
-                                                    uint32_t iters)
+size_t gs_cuda::smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters)
 {
-    return gs_cuda_chain_scratch_bytes(width, rows, iters, max_passes_per_launch(width));
+    return chain_scratch_bytes(width, rows, iters, max_passes_per_launch(width));
 }
 
-extern "C" cudaError_t gs_cuda_smooth_fast_tuned(gs_cuda_fast_arith arith, int prefetch,
-                                                 const void *d_src, size_t src_pitch,
-                                                 void *d_dst, size_t dst_pitch, uint32_t width,
-                                                 uint32_t rows, uint32_t bits, uint32_t iters,
-                                                 void *d_scratch, size_t scratch_bytes,
-                                                 cudaStream_t stream)
+cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void *d_src,
+                                      size_t src_pitch, void *d_dst, size_t dst_pitch,
+                                      uint32_t width, uint32_t rows, uint32_t bits,
+                                      uint32_t iters, void *d_scratch, size_t scratch_bytes,
+                                      cudaStream_t stream)
 {
-    switch (arith) {
-    case GS_CUDA_ARITH_SHARED:
-        return smooth_fast<ArithShared>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                        iters, d_scratch, scratch_bytes, prefetch != 0, stream);
-    case GS_CUDA_ARITH_SHORT:
-        return smooth_fast<ArithShort>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                       iters, d_scratch, scratch_bytes, prefetch != 0, stream);
+    switch (variant) {
+    case GS_CUDA_SMOOTH_REGISTERS:
+        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
+                                          iters, d_scratch, scratch_bytes,
+                                          iters <= kPrefetchMaxPasses, stream);
+    case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
+        return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
+                                       iters, d_scratch, scratch_bytes, false, stream);
+    case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
+        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
+                                          iters, d_scratch, scratch_bytes, false, stream);
+    case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY:
+        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
+                                          iters, d_scratch, scratch_bytes, true, stream);
+    default: return cudaErrorInvalidValue;
     }
-    return cudaErrorInvalidValue;
 }
 
-extern "C" cudaError_t gs_cuda_smooth_fast(const void *d_src, size_t src_pitch, void *d_dst,
-                                           size_t dst_pitch, uint32_t width, uint32_t rows,
-                                           uint32_t bits, uint32_t iters, void *d_scratch,
-                                           size_t scratch_bytes, cudaStream_t stream)
-{
-    return gs_cuda_smooth_fast_tuned(GS_CUDA_ARITH_SHORT, iters <= kPrefetchMaxPasses, d_src,
-                                     src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                                     d_scratch, scratch_bytes, stream);
-}
-
-extern "C" cudaError_t gs_cuda_check_short_arith(unsigned long long *d_mismatches,
-                                                 cudaStream_t stream)
+extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_mismatches,
+                                                cudaStream_t stream)
 {
     if (d_mismatches == NULL) return cudaErrorInvalidValue;
     /* 1024 blocks x 256 threads stride over the ~1.2e9 inputs: a few ms on an H200. */
-    check_short_arith_kernel<<<1024, 256, 0, stream>>>(d_mismatches);
+    check_fast_arith_kernel<<<1024, 256, 0, stream>>>(d_mismatches);
     return cudaGetLastError();
 }

@@ -1,0 +1,62 @@
+/* launch_common.cuh: what every CUDA kernel file shares: the warp's constants, the alignment rule for vector access, the argument checks a launcher makes before any launch, and the geometry of row segments. */
+#ifndef GS_CUDA_LAUNCH_COMMON_CUH
+#define GS_CUDA_LAUNCH_COMMON_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_kernels.h"
+#include "stencil_math.h"
+
+namespace gs_cuda {
+
+constexpr int kWarp = 32;                   /* threads of a warp on every NVIDIA GPU */
+constexpr unsigned kFullMask = 0xffffffffu; /* all lanes of a warp, for the *_sync shuffles */
+
+/* A device row start and pitch that allow 16-byte vector access (GS_CUDA_ALIGN). */
+inline bool aligned(const void *p, size_t pitch)
+{
+    return ((uintptr_t)p % GS_CUDA_ALIGN) == 0 && pitch % GS_CUDA_ALIGN == 0;
+}
+
+/* Buffers present, a non-empty shape, supported depths, pitches that hold a row. */
+inline bool rows_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
+                         uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits)
+{
+    return d_src != NULL && d_dst != NULL && width > 0 && rows > 0 &&
+           (in_bits == 8 || in_bits == 16) && src_pitch >= (size_t)width * (in_bits / 8) &&
+           dst_pitch >= (size_t)width * (out_bits / 8);
+}
+
+/* Smoothing keeps the depth and takes at most GS_MAX_ITERS passes. */
+inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_dst,
+                           size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t bits,
+                           uint32_t iters)
+{
+    return iters <= GS_MAX_ITERS &&
+           rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, bits);
+}
+
+/*
+ * Where the row segments of one launch lie. A segment is a run of `out_span` output pixels
+ * of one row, read with `halo` extra pixels on each side: a segment edge that is not a row
+ * end spoils one more pixel each pass, and the halo absorbs exactly that. A row that fits
+ * one segment has no halo and only its true ends use the adaptive count.
+ */
+struct SegmentGeom {
+    const char *src;       /* first source row (device) */
+    size_t src_pitch;      /* bytes between source rows */
+    char *dst;             /* first destination row (device) */
+    size_t dst_pitch;      /* bytes between destination rows */
+    uint32_t width;        /* pixels per row */
+    uint32_t passes;       /* passes this launch */
+    uint32_t group;        /* threads per segment (registers variant; 0 elsewhere) */
+    uint32_t halo;         /* halo pixels per side; 0 = whole rows */
+    uint32_t out_span;     /* output pixels per segment */
+    uint32_t segs_per_row; /* segments in one row */
+    uint64_t segs_total;   /* rows * segs_per_row */
+};
+
+} /* namespace gs_cuda */
+
+#endif /* GS_CUDA_LAUNCH_COMMON_CUH */

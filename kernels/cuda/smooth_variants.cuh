@@ -1,0 +1,96 @@
+/* smooth_variants.cuh: inside the CUDA kernels, what the smoothing variants share: the launch chain that splits K passes into launches, and each variant's host entry for smooth.cu's one dispatch. */
+#ifndef GS_CUDA_SMOOTH_VARIANTS_CUH
+#define GS_CUDA_SMOOTH_VARIANTS_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_kernels.h"
+
+namespace gs_cuda {
+
+/* A launch's input or output kind: the sample depth in bits, or float32 between launches. */
+constexpr uint32_t kKindFloat = 32;
+
+/* Launches for K passes at most `max_per_launch` each. */
+inline uint32_t launch_count(uint32_t iters, uint32_t max_per_launch)
+{
+    return iters == 0 ? 0u : (iters + max_per_launch - 1u) / max_per_launch;
+}
+
+/* Bytes of one float32 row in scratch, padded to GS_CUDA_ALIGN. */
+inline size_t float_pitch(uint32_t width)
+{
+    size_t bytes = (size_t)width * sizeof(float);
+    return (bytes + GS_CUDA_ALIGN - 1) / GS_CUDA_ALIGN * GS_CUDA_ALIGN;
+}
+
+/* Scratch for a chain: two float32 row sets when more than one launch is needed. */
+inline size_t chain_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iters,
+                                  uint32_t max_per_launch)
+{
+    return launch_count(iters, max_per_launch) > 1 ? 2 * float_pitch(width) * (size_t)rows : 0;
+}
+
+/*
+ * The one launch chain every variant shares. K = 0 copies. Otherwise the passes go out in
+ * launches of at most `max_per_launch`; the first reads the samples, the last writes them,
+ * and those between ping-pong two float32 row sets in d_scratch.
+ * `launch(in, in_pitch, in_kind, out, out_pitch, out_kind, passes)` enqueues one launch.
+ */
+template <class LaunchOne>
+cudaError_t run_chain(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
+                      uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
+                      uint32_t max_per_launch, void *d_scratch, size_t scratch_bytes,
+                      cudaStream_t stream, LaunchOne launch)
+{
+    if (iters == 0)
+        return cudaMemcpy2DAsync(d_dst, dst_pitch, d_src, src_pitch, (size_t)width * (bits / 8),
+                                 rows, cudaMemcpyDeviceToDevice, stream);
+    const uint32_t n = launch_count(iters, max_per_launch);
+    if (n == 1) return launch(d_src, src_pitch, bits, d_dst, dst_pitch, bits, iters);
+    const size_t fpitch = float_pitch(width);
+    if (d_scratch == NULL || scratch_bytes < 2 * fpitch * (size_t)rows) return cudaErrorInvalidValue;
+    char *ping[2] = {(char *)d_scratch, (char *)d_scratch + fpitch * (size_t)rows};
+    const void *in = d_src;
+    size_t in_pitch = src_pitch;
+    uint32_t in_kind = bits, left = iters;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t passes = left < max_per_launch ? left : max_per_launch;
+        const bool last = i + 1 == n;
+        void *out = last ? d_dst : (void *)ping[i & 1];
+        const size_t out_pitch = last ? dst_pitch : fpitch;
+        const uint32_t out_kind = last ? bits : kKindFloat;
+        cudaError_t err = launch(in, in_pitch, in_kind, out, out_pitch, out_kind, passes);
+        if (err != cudaSuccess) return err;
+        in = out;
+        in_pitch = out_pitch;
+        in_kind = out_kind;
+        left -= passes;
+    }
+    return cudaSuccess;
+}
+
+/* Each variant's entry (arguments as gs_cuda_smooth's, checked there) and its scratch. */
+cudaError_t smooth_pingpong(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
+                            uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
+                            void *d_scratch, size_t scratch_bytes, cudaStream_t stream);
+size_t smooth_pingpong_scratch(uint32_t width, uint32_t rows, uint32_t iters);
+
+cudaError_t smooth_shared_tiles(const void *d_src, size_t src_pitch, void *d_dst,
+                                size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t bits,
+                                uint32_t iters, void *d_scratch, size_t scratch_bytes,
+                                cudaStream_t stream);
+size_t smooth_shared_tiles_scratch(uint32_t width, uint32_t rows, uint32_t iters);
+
+/* `variant` is one of the GS_CUDA_SMOOTH_REGISTERS* values. */
+cudaError_t smooth_registers(gs_cuda_smooth_variant variant, const void *d_src, size_t src_pitch,
+                             void *d_dst, size_t dst_pitch, uint32_t width, uint32_t rows,
+                             uint32_t bits, uint32_t iters, void *d_scratch,
+                             size_t scratch_bytes, cudaStream_t stream);
+size_t smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters);
+
+} /* namespace gs_cuda */
+
+#endif /* GS_CUDA_SMOOTH_VARIANTS_CUH */
