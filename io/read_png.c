@@ -98,25 +98,25 @@ static void on_free(png_structp png, png_voidp ptr)
 
 static void read_callback(png_structp png, png_bytep buf, size_t len)
 {
-    decoder *st = png_get_io_ptr(png);
-    if (gs_source_read(st->src, buf, len) == len) return;
-    if (st->src->read_errno) {
-        st->io_failed = 1;
-        png_error(png, strerror(st->src->read_errno));
+    decoder *dec = png_get_io_ptr(png);
+    if (gs_source_read(dec->src, buf, len) == len) return;
+    if (dec->src->read_errno) {
+        dec->io_failed = 1;
+        png_error(png, strerror(dec->src->read_errno));
     }
     png_error(png, "unexpected end of file (truncated image)");
 }
 
 /* The status and message for a longjmp out of libpng. */
-static gs_status jump_status(const decoder *st, char *err, size_t err_size)
+static gs_status jump_status(const decoder *dec, char *err, size_t err_size)
 {
-    if (st->io_failed) return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", st->msgs.error);
-    if (st->msgs.out_of_memory)
-        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory decoding PNG: %s", st->msgs.error);
-    if (st->msgs.warning[0])
+    if (dec->io_failed) return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", dec->msgs.error);
+    if (dec->msgs.out_of_memory)
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory decoding PNG: %s", dec->msgs.error);
+    if (dec->msgs.warning[0])
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s (after warning: %s)",
-                       st->msgs.error, st->msgs.warning);
-    return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s", st->msgs.error);
+                       dec->msgs.error, dec->msgs.warning);
+    return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s", dec->msgs.error);
 }
 
 static uint32_t load_be32(const unsigned char *p)
@@ -124,15 +124,15 @@ static uint32_t load_be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Read the header and set up libpng's transforms. Only `st` (never reassigned) is used on
+/* Read the header and set up libpng's transforms. Only `dec` (never reassigned) is used on
  * the longjmp path. */
-static gs_status read_header(decoder *st, gs_image_info *info, uint64_t max_pixels,
+static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pixels,
                              char *err, size_t err_size)
 {
-    png_structp png = st->png;
-    png_infop pinfo = st->info;
+    png_structp png = dec->png;
+    png_infop pinfo = dec->info;
 
-    if (setjmp(png_jmpbuf(png))) return jump_status(st, err, err_size);
+    if (setjmp(png_jmpbuf(png))) return jump_status(dec, err, err_size);
 
     /* A dimension over max_pixels cannot fit with a height of 1, so this limit refuses
      * nothing the pixel count would allow, and stops libpng earlier. */
@@ -141,7 +141,7 @@ static gs_status read_header(decoder *st, gs_image_info *info, uint64_t max_pixe
     png_set_chunk_malloc_max(png, PNG_CHUNK_MALLOC_MAX);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
                                 (int)(sizeof ignored_chunks / PNG_CHUNK_NAME_BYTES));
-    png_set_read_fn(png, st, read_callback);
+    png_set_read_fn(png, dec, read_callback);
     png_read_info(png, pinfo);
 
     png_uint_32 width = png_get_image_width(png, pinfo);
@@ -163,58 +163,58 @@ static gs_status read_header(decoder *st, gs_image_info *info, uint64_t max_pixe
 #if GS_HOST_LITTLE_ENDIAN
     if (bit_depth == 16) png_set_swap(png); /* PNG stores big-endian; callers get native */
 #endif
-    st->interlaced = png_set_interlace_handling(png) > 1;
+    dec->interlaced = png_set_interlace_handling(png) > 1;
     png_read_update_info(png, pinfo);
 
-    st->channels = png_get_channels(png, pinfo);
-    st->bits = png_get_bit_depth(png, pinfo);
-    st->rowbytes = png_get_rowbytes(png, pinfo);
-    if ((st->channels != 1 && st->channels != 3) || (st->bits != 8 && st->bits != 16) ||
-        st->rowbytes != (size_t)width * st->channels * (st->bits / 8))
+    dec->channels = png_get_channels(png, pinfo);
+    dec->bits = png_get_bit_depth(png, pinfo);
+    dec->rowbytes = png_get_rowbytes(png, pinfo);
+    if ((dec->channels != 1 && dec->channels != 3) || (dec->bits != 8 && dec->bits != 16) ||
+        dec->rowbytes != (size_t)width * dec->channels * (dec->bits / 8))
         return gs_fail(err, err_size, GS_ERR_FORMAT,
                        "unexpected PNG layout after conversion (%u channels, %u bits)",
-                       st->channels, st->bits);
+                       dec->channels, dec->bits);
 
     info->width = width;
     info->height = height;
-    info->bits = st->bits;
+    info->bits = dec->bits;
     info->format = "PNG";
     return GS_OK;
 }
 
 /* Interlaced rows arrive in seven passes, so the image is decoded whole on first use. */
-static gs_status decode_whole(decoder *st, uint32_t height, char *err, size_t err_size)
+static gs_status decode_whole(decoder *dec, uint32_t height, char *err, size_t err_size)
 {
     size_t image_bytes, ptr_bytes;
-    if (__builtin_mul_overflow(st->rowbytes, height, &image_bytes) ||
-        __builtin_mul_overflow(sizeof *st->row_ptrs, height, &ptr_bytes))
+    if (__builtin_mul_overflow(dec->rowbytes, height, &image_bytes) ||
+        __builtin_mul_overflow(sizeof *dec->row_ptrs, height, &ptr_bytes))
         return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "interlaced image does not fit in memory");
-    st->image = malloc(image_bytes);
-    st->row_ptrs = malloc(ptr_bytes);
-    if (!st->image || !st->row_ptrs)
+    dec->image = malloc(image_bytes);
+    dec->row_ptrs = malloc(ptr_bytes);
+    if (!dec->image || !dec->row_ptrs)
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for an interlaced %zu x %u image",
-                       st->rowbytes, height);
-    for (uint32_t y = 0; y < height; y++) st->row_ptrs[y] = st->image + (size_t)y * st->rowbytes;
+                       dec->rowbytes, height);
+    for (uint32_t y = 0; y < height; y++) dec->row_ptrs[y] = dec->image + (size_t)y * dec->rowbytes;
 
-    if (setjmp(png_jmpbuf(st->png))) return jump_status(st, err, err_size);
-    png_read_image(st->png, st->row_ptrs);
+    if (setjmp(png_jmpbuf(dec->png))) return jump_status(dec, err, err_size);
+    png_read_image(dec->png, dec->row_ptrs);
 
-    free(st->row_ptrs);
-    st->row_ptrs = NULL;
+    free(dec->row_ptrs);
+    dec->row_ptrs = NULL;
     return GS_OK;
 }
 
-static gs_status stream_rows(decoder *st, uint32_t width, unsigned char *dst, size_t stride,
+static gs_status stream_rows(decoder *dec, uint32_t width, unsigned char *dst, size_t stride,
                              uint32_t rows, char *err, size_t err_size)
 {
-    if (setjmp(png_jmpbuf(st->png))) return jump_status(st, err, err_size);
+    if (setjmp(png_jmpbuf(dec->png))) return jump_status(dec, err, err_size);
     for (uint32_t r = 0; r < rows; r++) {
         unsigned char *out = dst + (size_t)r * stride;
-        if (st->channels == 1) { /* gray: libpng writes the caller's row directly */
-            png_read_row(st->png, out, NULL);
+        if (dec->channels == 1) { /* gray: libpng writes the caller's row directly */
+            png_read_row(dec->png, out, NULL);
         } else {
-            png_read_row(st->png, st->row, NULL);
-            gs_row_to_gray(out, st->row, width, st->channels, st->bits);
+            png_read_row(dec->png, dec->row, NULL);
+            gs_row_to_gray(out, dec->row, width, dec->channels, dec->bits);
         }
     }
     return GS_OK;
@@ -223,29 +223,29 @@ static gs_status stream_rows(decoder *st, uint32_t width, unsigned char *dst, si
 static gs_status read_rows(gs_reader *reader, unsigned char *dst, size_t stride,
                                uint32_t rows, char *err, size_t err_size)
 {
-    decoder *st = reader->impl;
-    if (!st->interlaced) return stream_rows(st, reader->info.width, dst, stride, rows, err, err_size);
+    decoder *dec = reader->impl;
+    if (!dec->interlaced) return stream_rows(dec, reader->info.width, dst, stride, rows, err, err_size);
 
-    if (!st->image) {
-        gs_status rc = decode_whole(st, reader->info.height, err, err_size);
+    if (!dec->image) {
+        gs_status rc = decode_whole(dec, reader->info.height, err, err_size);
         if (rc != GS_OK) return rc;
     }
     for (uint32_t r = 0; r < rows; r++)
         gs_row_to_gray(dst + (size_t)r * stride,
-                       st->image + (size_t)(reader->next_row + r) * st->rowbytes,
-                       reader->info.width, st->channels, st->bits);
+                       dec->image + (size_t)(reader->next_row + r) * dec->rowbytes,
+                       reader->info.width, dec->channels, dec->bits);
     return GS_OK;
 }
 
 static void decoder_destroy(void *impl)
 {
-    decoder *st = impl;
-    if (!st) return;
-    if (st->png) png_destroy_read_struct(&st->png, st->info ? &st->info : NULL, NULL);
-    free(st->row_ptrs);
-    free(st->image);
-    free(st->row);
-    free(st);
+    decoder *dec = impl;
+    if (!dec) return;
+    if (dec->png) png_destroy_read_struct(&dec->png, dec->info ? &dec->info : NULL, NULL);
+    free(dec->row_ptrs);
+    free(dec->image);
+    free(dec->row);
+    free(dec);
 }
 
 static const gs_reader_ops decoder_ops = {
@@ -256,7 +256,7 @@ static const gs_reader_ops decoder_ops = {
 gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
-    decoder *st = NULL;
+    decoder *dec = NULL;
 
     /* Refuse a huge header from its raw bytes, before libpng allocates anything for it. */
     if (reader->head_len >= IHDR_END_AT && memcmp(reader->head + IHDR_TYPE_AT, "IHDR", 4) == 0) {
@@ -265,36 +265,36 @@ gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err, si
         if (rc != GS_OK) goto cleanup;
     }
 
-    st = calloc(1, sizeof *st);
-    if (!st) {
+    dec = calloc(1, sizeof *dec);
+    if (!dec) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    st->src = &reader->src;
-    st->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &st->msgs, on_error, on_warning,
-                                       &st->msgs, on_malloc, on_free);
-    if (st->png) st->info = png_create_info_struct(st->png);
-    if (!st->png || !st->info) {
+    dec->src = &reader->src;
+    dec->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &dec->msgs, on_error, on_warning,
+                                       &dec->msgs, on_malloc, on_free);
+    if (dec->png) dec->info = png_create_info_struct(dec->png);
+    if (!dec->png || !dec->info) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "cannot set up the PNG decoder%s%s",
-                     st->msgs.error[0] ? ": " : "", st->msgs.error);
+                     dec->msgs.error[0] ? ": " : "", dec->msgs.error);
         goto cleanup;
     }
 
-    rc = read_header(st, &reader->info, max_pixels, err, err_size);
+    rc = read_header(dec, &reader->info, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
-    if (!st->interlaced && st->channels != 1) {
-        st->row = malloc(st->rowbytes);
-        if (!st->row) {
-            rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", st->rowbytes);
+    if (!dec->interlaced && dec->channels != 1) {
+        dec->row = malloc(dec->rowbytes);
+        if (!dec->row) {
+            rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", dec->rowbytes);
             goto cleanup;
         }
     }
     reader->ops = &decoder_ops;
-    reader->impl = st;
-    st = NULL;
+    reader->impl = dec;
+    dec = NULL;
 
 cleanup:
-    decoder_destroy(st);
+    decoder_destroy(dec);
     return rc;
 }

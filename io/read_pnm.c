@@ -63,36 +63,36 @@ static gs_status pnm_number(gs_source *src, const char *what, uint32_t max, uint
 
 /* Scale a sample from 0..maxval to 0..out_max (rounded), the way 1/2/4-bit PNG gray
  * becomes 0..255. Samples above maxval are invalid Netpbm; they are clamped to it. */
-static uint32_t pnm_scale(const pnm_state *st, uint32_t v)
+static uint32_t pnm_scale(const pnm_state *pnm, uint32_t v)
 {
-    if (v > st->maxval) v = st->maxval;
-    if (st->maxval == st->out_max) return v;
-    return (uint32_t)gs_rescale(v, st->maxval, st->out_max);
+    if (v > pnm->maxval) v = pnm->maxval;
+    if (pnm->maxval == pnm->out_max) return v;
+    return (uint32_t)gs_rescale(v, pnm->maxval, pnm->out_max);
 }
 
 static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t stride,
                                uint32_t rows, char *err, size_t err_size)
 {
-    pnm_state *st = reader->impl;
-    const size_t samples = (size_t)reader->info.width * st->channels;
+    pnm_state *pnm = reader->impl;
+    const size_t samples = (size_t)reader->info.width * pnm->channels;
 
     for (uint32_t r = 0; r < rows; r++) {
-        if (gs_source_read(&reader->src, st->raw, st->row_bytes) != st->row_bytes) {
+        if (gs_source_read(&reader->src, pnm->raw, pnm->row_bytes) != pnm->row_bytes) {
             if (reader->src.read_errno)
                 return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s",
                                strerror(reader->src.read_errno));
             return gs_fail(err, err_size, GS_ERR_FORMAT, "truncated %s: data ends in row %u of %u",
                            reader->info.format, reader->next_row + r + 1, reader->info.height);
         }
-        if (st->bytes == 2) {
-            uint16_t *out = st->row;
+        if (pnm->bytes == 2) {
+            uint16_t *out = pnm->row;
             for (size_t i = 0; i < samples; i++)
-                out[i] = (uint16_t)pnm_scale(st, (uint32_t)st->raw[2 * i] << 8 | st->raw[2 * i + 1]);
+                out[i] = (uint16_t)pnm_scale(pnm, (uint32_t)pnm->raw[2 * i] << 8 | pnm->raw[2 * i + 1]);
         } else {
-            uint8_t *out = st->row;
-            for (size_t i = 0; i < samples; i++) out[i] = (uint8_t)pnm_scale(st, st->raw[i]);
+            uint8_t *out = pnm->row;
+            for (size_t i = 0; i < samples; i++) out[i] = (uint8_t)pnm_scale(pnm, pnm->raw[i]);
         }
-        gs_row_to_gray(dst + (size_t)r * stride, st->row, reader->info.width, st->channels,
+        gs_row_to_gray(dst + (size_t)r * stride, pnm->row, reader->info.width, pnm->channels,
                        reader->info.bits);
     }
     return GS_OK;
@@ -100,11 +100,11 @@ static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t str
 
 static void pnm_state_destroy(void *impl)
 {
-    pnm_state *st = impl;
-    if (!st) return;
-    free(st->raw);
-    free(st->row);
-    free(st);
+    pnm_state *pnm = impl;
+    if (!pnm) return;
+    free(pnm->raw);
+    free(pnm->row);
+    free(pnm);
 }
 
 static const gs_reader_ops pnm_ops = {
@@ -115,7 +115,7 @@ static const gs_reader_ops pnm_ops = {
 gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
-    pnm_state *st = NULL;
+    pnm_state *pnm = NULL;
     unsigned char magic[2];
     uint32_t width = 0, height = 0, maxval = 0;
 
@@ -136,38 +136,38 @@ gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err, si
     rc = gs_check_pixels(width, height, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
-    st = calloc(1, sizeof *st);
-    if (!st) {
+    pnm = calloc(1, sizeof *pnm);
+    if (!pnm) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    st->channels = magic[1] == '6' ? 3 : 1;
-    st->maxval = maxval;
-    st->bytes = maxval > PNM_BYTE_MAXVAL ? 2 : 1;
-    st->out_max = st->bytes == 2 ? PNM_MAXVAL_MAX : PNM_BYTE_MAXVAL;
-    if (width > SIZE_MAX / (st->channels * st->bytes)) {
+    pnm->channels = magic[1] == '6' ? 3 : 1;
+    pnm->maxval = maxval;
+    pnm->bytes = maxval > PNM_BYTE_MAXVAL ? 2 : 1;
+    pnm->out_max = pnm->bytes == 2 ? PNM_MAXVAL_MAX : PNM_BYTE_MAXVAL;
+    if (width > SIZE_MAX / (pnm->channels * pnm->bytes)) {
         rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE, "PNM row of %u pixels does not fit in memory", width);
         goto cleanup;
     }
-    st->row_bytes = (size_t)width * st->channels * st->bytes;
-    st->raw = malloc(st->row_bytes);
-    st->row = malloc(st->row_bytes);
-    if (!st->raw || !st->row) {
-        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", st->row_bytes);
+    pnm->row_bytes = (size_t)width * pnm->channels * pnm->bytes;
+    pnm->raw = malloc(pnm->row_bytes);
+    pnm->row = malloc(pnm->row_bytes);
+    if (!pnm->raw || !pnm->row) {
+        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", pnm->row_bytes);
         goto cleanup;
     }
 
     reader->info.width = width;
     reader->info.height = height;
-    reader->info.bits = st->bytes * 8;
-    reader->info.format = st->channels == 3 ? "PPM" : "PGM";
-    reader->info.was_color = st->channels == 3;
+    reader->info.bits = pnm->bytes * 8;
+    reader->info.format = pnm->channels == 3 ? "PPM" : "PGM";
+    reader->info.was_color = pnm->channels == 3;
     reader->info.had_alpha = 0;
     reader->ops = &pnm_ops;
-    reader->impl = st;
-    st = NULL;
+    reader->impl = pnm;
+    pnm = NULL;
 
 cleanup:
-    pnm_state_destroy(st);
+    pnm_state_destroy(pnm);
     return rc;
 }

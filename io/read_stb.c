@@ -28,17 +28,17 @@ static const char *stb_reason(void)
 
 /* stb_image says 4 channels for every GIF and PSD, transparent or not; for those the
  * alpha channel only counts as dropped when some pixel is not fully opaque. */
-static int alpha_in_use(const stb_state *st, uint64_t pixels, unsigned bits)
+static int alpha_in_use(const stb_state *img, uint64_t pixels, unsigned bits)
 {
-    const unsigned a = st->channels - 1;
+    const unsigned a = img->channels - 1;
     if (bits == 16) {
-        const uint16_t *p = st->pixels;
+        const uint16_t *p = img->pixels;
         for (uint64_t i = 0; i < pixels; i++)
-            if (p[i * st->channels + a] != UINT16_MAX) return 1;
+            if (p[i * img->channels + a] != UINT16_MAX) return 1;
     } else {
-        const uint8_t *p = st->pixels;
+        const uint8_t *p = img->pixels;
         for (uint64_t i = 0; i < pixels; i++)
-            if (p[i * st->channels + a] != UINT8_MAX) return 1;
+            if (p[i * img->channels + a] != UINT8_MAX) return 1;
     }
     return 0;
 }
@@ -48,20 +48,20 @@ static gs_status stb_read_rows(gs_reader *reader, unsigned char *dst, size_t str
 {
     (void)err;
     (void)err_size;
-    const stb_state *st = reader->impl;
-    const unsigned char *base = st->pixels;
+    const stb_state *img = reader->impl;
+    const unsigned char *base = img->pixels;
     for (uint32_t r = 0; r < rows; r++)
-        gs_row_to_gray(dst + (size_t)r * stride, base + (size_t)(reader->next_row + r) * st->row_bytes,
-                       reader->info.width, st->channels, reader->info.bits);
+        gs_row_to_gray(dst + (size_t)r * stride, base + (size_t)(reader->next_row + r) * img->row_bytes,
+                       reader->info.width, img->channels, reader->info.bits);
     return GS_OK;
 }
 
 static void stb_state_destroy(void *impl)
 {
-    stb_state *st = impl;
-    if (!st) return;
-    if (st->pixels) stbi_image_free(st->pixels);
-    free(st);
+    stb_state *img = impl;
+    if (!img) return;
+    if (img->pixels) stbi_image_free(img->pixels);
+    free(img);
 }
 
 static const gs_reader_ops stb_ops = {
@@ -105,8 +105,8 @@ static void feed_skip(void *user, int n)
     if (n <= 0) return;
     if (src->fp) {
         long here = ftell(src->fp);
-        struct stat st;
-        if (here < 0 || fstat(fileno(src->fp), &st) != 0 || here + (long)n > st.st_size) {
+        struct stat sb;
+        if (here < 0 || fstat(fileno(src->fp), &sb) != 0 || here + (long)n > sb.st_size) {
             f->at_end = f->wanted_past_end = 1;
             fseek(src->fp, 0, SEEK_END);
             return;
@@ -147,7 +147,7 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
                            char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
-    stb_state *st = NULL;
+    stb_state *img = NULL;
     stb_feed feed = {&reader->src, 0, 0};
     int width = 0, height = 0, comp = 0, ok;
 
@@ -174,19 +174,19 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
     const int is16 = stbi_is_16_bit_from_callbacks(&feed_callbacks, &feed);
     if ((rc = feed_rewind(&feed, err, err_size)) != GS_OK) goto cleanup;
 
-    st = calloc(1, sizeof *st);
-    if (!st) {
+    img = calloc(1, sizeof *img);
+    if (!img) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     int dec_width = 0, dec_height = 0, dec_comp = 0;
     if (is16)
-        st->pixels = stbi_load_16_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
+        img->pixels = stbi_load_16_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
                                                  &dec_comp, 0);
     else
-        st->pixels = stbi_load_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
+        img->pixels = stbi_load_from_callbacks(&feed_callbacks, &feed, &dec_width, &dec_height,
                                               &dec_comp, 0);
-    if (!st->pixels) {
+    if (!img->pixels) {
         const char *reason = stb_reason();
         rc = gs_fail(err, err_size, strcmp(reason, "outofmem") == 0 ? GS_ERR_NOMEM : GS_ERR_FORMAT,
                      "invalid %s: %s", format, reason);
@@ -209,22 +209,22 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
     }
 
     const unsigned bits = is16 ? 16 : 8;
-    st->channels = (unsigned)dec_comp;
-    st->row_bytes = (size_t)width * st->channels * (bits / 8);
+    img->channels = (unsigned)dec_comp;
+    img->row_bytes = (size_t)width * img->channels * (bits / 8);
     reader->info.width = (uint32_t)width;
     reader->info.height = (uint32_t)height;
     reader->info.bits = bits;
     reader->info.format = format;
-    reader->info.was_color = st->channels >= 3;
-    reader->info.had_alpha = st->channels == 2 || st->channels == 4;
+    reader->info.was_color = img->channels >= 3;
+    reader->info.had_alpha = img->channels == 2 || img->channels == 4;
     if (reader->info.had_alpha && (strcmp(format, "GIF") == 0 || strcmp(format, "PSD") == 0))
-        reader->info.had_alpha = alpha_in_use(st, (uint64_t)width * (uint64_t)height, bits);
+        reader->info.had_alpha = alpha_in_use(img, (uint64_t)width * (uint64_t)height, bits);
 
     reader->ops = &stb_ops;
-    reader->impl = st;
-    st = NULL;
+    reader->impl = img;
+    img = NULL;
 
 cleanup:
-    stb_state_destroy(st);
+    stb_state_destroy(img);
     return rc;
 }

@@ -72,19 +72,19 @@ gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err
     if (strcmp(path, "-") == 0) return slurp(STDIN_FILENO, src, err, err_size);
 
     gs_status rc = GS_OK;
-    struct stat st;
+    struct stat sb;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return gs_fail(err, err_size, GS_ERR_IO, "cannot open: %s", strerror(errno));
 
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, &sb) != 0) {
         rc = gs_fail(err, err_size, GS_ERR_IO, "cannot stat: %s", strerror(errno));
         goto cleanup;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(sb.st_mode)) {
         rc = gs_fail(err, err_size, GS_ERR_IO, "is a directory, not an image file");
         goto cleanup;
     }
-    if (!S_ISREG(st.st_mode)) { /* FIFO, device, socket: cannot seek, read it whole */
+    if (!S_ISREG(sb.st_mode)) { /* FIFO, device, socket: cannot seek, read it whole */
         rc = slurp(fd, src, err, err_size);
         goto cleanup;
     }

@@ -31,13 +31,13 @@ static void reorder_row(unsigned char *dst, const unsigned char *src, uint32_t w
 static gs_status raster_write_rows(gs_writer *writer, const unsigned char *src, size_t stride,
                                    uint32_t rows, char *err, size_t err_size)
 {
-    raster_out *st = writer->impl;
-    const size_t row_bytes = (size_t)writer->width * st->bytes;
+    raster_out *raster = writer->impl;
+    const size_t row_bytes = (size_t)writer->width * raster->bytes;
     for (uint32_t r = 0; r < rows; r++) {
         const unsigned char *in = src + (size_t)r * stride;
-        if (st->row) {
-            reorder_row(st->row, in, writer->width, st->bytes, st->big_endian);
-            in = st->row;
+        if (raster->row) {
+            reorder_row(raster->row, in, writer->width, raster->bytes, raster->big_endian);
+            in = raster->row;
         }
         gs_status rc = gs_out_file_put(&writer->out, in, row_bytes, err, err_size);
         if (rc != GS_OK) return rc;
@@ -53,10 +53,10 @@ static gs_status raster_finish(gs_writer *writer, char *err, size_t err_size)
 
 static void raster_destroy(void *impl)
 {
-    raster_out *st = impl;
-    if (!st) return;
-    free(st->row);
-    free(st);
+    raster_out *raster = impl;
+    if (!raster) return;
+    free(raster->row);
+    free(raster);
 }
 
 static const gs_writer_ops raster_ops = {
@@ -69,18 +69,18 @@ gs_status gs_write_raster_open(gs_writer *writer, const void *header, size_t hea
                                int big_endian, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
-    raster_out *st = calloc(1, sizeof *st);
-    if (!st) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-    st->bytes = writer->bits / 8;
-    st->big_endian = big_endian;
-    if (writer->width > SIZE_MAX / st->bytes) {
+    raster_out *raster = calloc(1, sizeof *raster);
+    if (!raster) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    raster->bytes = writer->bits / 8;
+    raster->big_endian = big_endian;
+    if (writer->width > SIZE_MAX / raster->bytes) {
         rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE, "a row of %u samples does not fit in memory",
                      writer->width);
         goto cleanup;
     }
-    if (st->bytes > 1 && big_endian == GS_HOST_LITTLE_ENDIAN) {
-        st->row = malloc((size_t)writer->width * st->bytes);
-        if (!st->row) {
+    if (raster->bytes > 1 && big_endian == GS_HOST_LITTLE_ENDIAN) {
+        raster->row = malloc((size_t)writer->width * raster->bytes);
+        if (!raster->row) {
             rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %u-sample row",
                          writer->width);
             goto cleanup;
@@ -89,10 +89,10 @@ gs_status gs_write_raster_open(gs_writer *writer, const void *header, size_t hea
     rc = gs_out_file_put(&writer->out, header, header_len, err, err_size);
     if (rc != GS_OK) goto cleanup;
     writer->ops = &raster_ops;
-    writer->impl = st;
-    st = NULL;
+    writer->impl = raster;
+    raster = NULL;
 
 cleanup:
-    raster_destroy(st);
+    raster_destroy(raster);
     return rc;
 }

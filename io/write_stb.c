@@ -30,10 +30,10 @@ typedef struct stb_out {
 
 static void write_callback(void *context, void *data, int size)
 {
-    stb_out *st = context;
-    if (st->io_errno || size <= 0) return; /* after a failure, drop the rest: finish reports it */
+    stb_out *enc = context;
+    if (enc->io_errno || size <= 0) return; /* after a failure, drop the rest: finish reports it */
     errno = 0;
-    if (fwrite(data, 1, (size_t)size, st->fp) != (size_t)size) st->io_errno = errno ? errno : EIO;
+    if (fwrite(data, 1, (size_t)size, enc->fp) != (size_t)size) enc->io_errno = errno ? errno : EIO;
 }
 
 static gs_status stb_write_rows(gs_writer *writer, const unsigned char *src, size_t stride,
@@ -41,28 +41,28 @@ static gs_status stb_write_rows(gs_writer *writer, const unsigned char *src, siz
 {
     (void)err;
     (void)err_size;
-    stb_out *st = writer->impl;
+    stb_out *enc = writer->impl;
     for (uint32_t r = 0; r < rows; r++)
-        memcpy(st->pixels + (size_t)(writer->rows_written + r) * writer->width,
+        memcpy(enc->pixels + (size_t)(writer->rows_written + r) * writer->width,
                src + (size_t)r * stride, writer->width);
     return GS_OK;
 }
 
 static gs_status stb_finish(gs_writer *writer, char *err, size_t err_size)
 {
-    stb_out *st = writer->impl;
+    stb_out *enc = writer->impl;
     const int w = (int)writer->width, h = (int)writer->height; /* checked at open */
     int ok = 0;
 
     switch (writer->format) {
-    case GS_OUT_BMP: ok = stbi_write_bmp_to_func(write_callback, st, w, h, 1, st->pixels); break;
-    case GS_OUT_TGA: ok = stbi_write_tga_to_func(write_callback, st, w, h, 1, st->pixels); break;
+    case GS_OUT_BMP: ok = stbi_write_bmp_to_func(write_callback, enc, w, h, 1, enc->pixels); break;
+    case GS_OUT_TGA: ok = stbi_write_tga_to_func(write_callback, enc, w, h, 1, enc->pixels); break;
     case GS_OUT_JPG:
-        ok = stbi_write_jpg_to_func(write_callback, st, w, h, 1, st->pixels, JPEG_QUALITY);
+        ok = stbi_write_jpg_to_func(write_callback, enc, w, h, 1, enc->pixels, JPEG_QUALITY);
         break;
     default: break;
     }
-    if (st->io_errno) return gs_fail(err, err_size, GS_ERR_IO, "write failed: %s", strerror(st->io_errno));
+    if (enc->io_errno) return gs_fail(err, err_size, GS_ERR_IO, "write failed: %s", strerror(enc->io_errno));
     if (!ok)
         return gs_fail(err, err_size, GS_ERR_NOMEM, "%s encoder failed (out of memory?)",
                        gs_out_format_name(writer->format));
@@ -71,10 +71,10 @@ static gs_status stb_finish(gs_writer *writer, char *err, size_t err_size)
 
 static void stb_out_destroy(void *impl)
 {
-    stb_out *st = impl;
-    if (!st) return;
-    free(st->pixels);
-    free(st);
+    stb_out *enc = impl;
+    if (!enc) return;
+    free(enc->pixels);
+    free(enc);
 }
 
 static const gs_writer_ops stb_ops = {
@@ -110,7 +110,7 @@ static gs_status check_stb_size(const gs_writer *writer, const char *name, char 
 gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
-    stb_out *st = NULL;
+    stb_out *enc = NULL;
     const char *name = gs_out_format_name(writer->format);
 
     if (writer->bits == 16) {
@@ -127,23 +127,23 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size)
     rc = check_stb_size(writer, name, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
-    st = calloc(1, sizeof *st);
-    if (!st) {
+    enc = calloc(1, sizeof *enc);
+    if (!enc) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    st->fp = writer->out.fp;
-    st->pixels = malloc((size_t)writer->width * writer->height);
-    if (!st->pixels) {
+    enc->fp = writer->out.fp;
+    enc->pixels = malloc((size_t)writer->width * writer->height);
+    if (!enc->pixels) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %ux%u %s image",
                      writer->width, writer->height, name);
         goto cleanup;
     }
     writer->ops = &stb_ops;
-    writer->impl = st;
-    st = NULL;
+    writer->impl = enc;
+    enc = NULL;
 
 cleanup:
-    stb_out_destroy(st);
+    stb_out_destroy(enc);
     return rc;
 }

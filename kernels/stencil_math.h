@@ -18,7 +18,7 @@
  * One pass of the 3-point mean at an interior pixel: (l + c) + r in float32, in that
  * order, then IEEE division by 3. Division stays a true division here: it is what the
  * contract fixes, and every backend compiles it without fast-math or contraction. (The
- * SIMD paths use an fma sequence proven to give the same bits: kernels/cpu_isa_body.inc.)
+ * SIMD paths use an fma sequence proven to give the same bits: kernels/cpu/cpu_isa_body.inc.)
  */
 GS_HD float gs_mean3(float l, float c, float r) { return ((l + c) + r) / 3.0f; }
 
@@ -27,7 +27,7 @@ GS_HD float gs_mean3(float l, float c, float r) { return ((l + c) + r) / 3.0f; }
  * q + r / 3 (one fma). It gives the bits of IEEE s / 3.0f for every float 0 <= s <= 3 x
  * 65535 (all sums a pass can form), proven exhaustively by tests/test_kernels.c on the CPU
  * and by gs_cuda_check_short_arith on the GPU. The SIMD CPU paths run these same three
- * operations on vectors (kernels/cpu_isa_body.inc).
+ * operations on vectors (kernels/cpu/cpu_isa_body.inc).
  */
 GS_HD float gs_div3_fma(float s)
 {

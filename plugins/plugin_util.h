@@ -7,8 +7,8 @@
 
 #include "gsmooth/gsmooth_plugin.h"
 
-/* Write one formatted line into the caller's buffer (if any) and return `st`. */
-static inline gs_plugin_status gs_plugin_fail(char *err, size_t err_size, gs_plugin_status st,
+/* Write one formatted line into the caller's buffer (if any) and return `prc`. */
+static inline gs_plugin_status gs_plugin_fail(char *err, size_t err_size, gs_plugin_status prc,
                                               const char *fmt, ...)
 {
     if (err && err_size) {
@@ -17,7 +17,7 @@ static inline gs_plugin_status gs_plugin_fail(char *err, size_t err_size, gs_plu
         vsnprintf(err, err_size, fmt, ap);
         va_end(ap);
     }
-    return st;
+    return prc;
 }
 
 /* GS_PLUGIN_OK, or the status and one line in err: null pointers, a struct from another
@@ -26,19 +26,19 @@ static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, c
                                               size_t err_size)
 {
     const char *why = NULL;
-    gs_plugin_status st = GS_PLUGIN_ERR_INVALID;
+    gs_plugin_status prc = GS_PLUGIN_ERR_INVALID;
     if (!s || !s->src || !s->dst) why = "null strip or buffer";
     else if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
         why = "strip struct from another ABI";
     else if (s->width == 0 || s->rows == 0) why = "empty strip";
     else if (s->in_bits != 8 && s->in_bits != 16)
-        why = "input depth must be 8 or 16 bits", st = GS_PLUGIN_ERR_UNSUPPORTED;
+        why = "input depth must be 8 or 16 bits", prc = GS_PLUGIN_ERR_UNSUPPORTED;
     else if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
-        why = "unsupported output depth", st = GS_PLUGIN_ERR_UNSUPPORTED;
+        why = "unsupported output depth", prc = GS_PLUGIN_ERR_UNSUPPORTED;
     else if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
              s->dst_stride < (size_t)s->width * (s->out_bits / 8))
         why = "stride shorter than a row";
-    return why ? gs_plugin_fail(err, err_size, st, "%s", why) : GS_PLUGIN_OK;
+    return why ? gs_plugin_fail(err, err_size, prc, "%s", why) : GS_PLUGIN_OK;
 }
 
 #endif /* GS_PLUGIN_UTIL_H */

@@ -13,7 +13,7 @@ fi
 cmake --build "$BUILD"
 
 # Stop at the first report, with a stack; leaks count. Check must not fork: ASan and
-# fork-per-test do not mix (DESIGN.md). Children started by the tests inherit all three.
+# fork-per-test do not mix (Check forks every test, and ASan does not survive it). Children started by the tests inherit all three.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}halt_on_error=1:detect_leaks=1"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1"
 export CK_FORK=no

@@ -14,7 +14,7 @@
 #include "run_limited.h"
 
 /*
- * The contract (DESIGN.md, issue 5) for a bad input: exit 1; exactly one stderr line, and
+ * The contract for a bad input (README, "Exit codes"): exit 1; exactly one stderr line, and
  * it names the file; no output and no temporary file in the output directory; an existing
  * output untouched byte for byte; memory bounded. A valid input must still work. Each case
  * runs three times: with --quiet (the error alone), without it (notes may come first, but

@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     }
     gsmooth = argv[1], golden_dir = argv[2], backend = argv[3];
     isa = argc == 5 ? argv[4] : NULL;
-    /* Children inherit the cap (kernels/cpu_isa.c reads it). */
+    /* Children inherit the cap (kernels/cpu/cpu_isa.c reads it). */
     if (isa) setenv("GSMOOTH_CPU_ISA", isa, 1);
     else unsetenv("GSMOOTH_CPU_ISA");
     const char *why = skip_reason();

@@ -112,7 +112,7 @@ START_TEST(div3_exact_over_reachable_range)
 }
 END_TEST
 
-/* Values worked out by hand from DESIGN.md's semantics, independent of any code here. */
+/* Values worked out by hand from the arithmetic include/gsmooth/gsmooth_plugin.h states, independent of any code here. */
 START_TEST(smooth_hand_computed)
 {
     float scratch[16];

@@ -57,6 +57,15 @@ struct SegmentGeom {
     uint64_t segs_total;   /* rows * segs_per_row */
 };
 
+/* Point a planned geometry at one launch's input and output rows. */
+inline void set_rows(SegmentGeom &g, const void *in, size_t in_pitch, void *out, size_t out_pitch)
+{
+    g.src = (const char *)in;
+    g.src_pitch = in_pitch;
+    g.dst = (char *)out;
+    g.dst_pitch = out_pitch;
+}
+
 } /* namespace gs_cuda */
 
 #endif /* GS_CUDA_LAUNCH_COMMON_CUH */

@@ -491,10 +491,7 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
                        uint32_t rows, bool prefetch, cudaStream_t stream)
 {
     SegmentGeom g = plan(width, rows, passes);
-    g.src = (const char *)in;
-    g.src_pitch = in_pitch;
-    g.dst = (char *)out;
-    g.dst_pitch = out_pitch;
+    set_rows(g, in, in_pitch, out, out_pitch);
     return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
         return launch_typed<decltype(tin), decltype(tout), Arith>(g, prefetch, stream);
     });

@@ -55,8 +55,8 @@ static void cpu_destroy(gs_plugin_instance *inst)
 static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,
                                    char *err, size_t err_size)
 {
-    gs_plugin_status st = gs_strip_check(s, 0, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = gs_strip_check(s, 0, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u", GS_PLUGIN_MAX_ITERS);
@@ -69,8 +69,8 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
 static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
                                           char *err, size_t err_size)
 {
-    gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = gs_strip_check(s, 1, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     const gs_rows rows = rows_of(s);
     gs_cpu_integral_rows_strip(&rows, inst->threads, inst->isa);
@@ -80,8 +80,8 @@ static gs_plugin_status cpu_integral_rows(gs_plugin_instance *inst, const gs_str
 static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
                                         void *column_sums, char *err, size_t err_size)
 {
-    gs_plugin_status st = gs_strip_check(s, 1, err, err_size);
-    if (st != GS_PLUGIN_OK) return st;
+    gs_plugin_status prc = gs_strip_check(s, 1, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
     if (!inst || !column_sums)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance or column sums");
     const gs_rows rows = rows_of(s);

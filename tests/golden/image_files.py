@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""image_files.py: reads what gsmooth writes (PNG through PIL, PGM parsed here, NPY through numpy) into arrays, for the golden scripts."""
+"""image_files.py: reads what gsmooth writes (PNG through PIL or OpenCV, PGM parsed here, NPY through numpy) into arrays, for the golden scripts."""
 import numpy as np
-from PIL import Image
+
+try:  # Debian's python3-pil where the set-up script ran; OpenCV on the GPU machine
+    from PIL import Image
+except ImportError:
+    Image = None
 
 
 def read_pgm(path):
@@ -30,6 +34,10 @@ def read_output(path):
         return np.load(path), None
     if path.endswith(".pgm"):
         return read_pgm(path)
+    if Image is None:
+        import cv2
+        a = cv2.imread(path, cv2.IMREAD_UNCHANGED)
+        return a.astype(np.int64), 65535 if a.dtype == np.uint16 else 255
     im = Image.open(path)
     bits = 16 if im.mode.startswith("I") else 8
     return np.asarray(im).astype(np.int64), (1 << bits) - 1
