@@ -42,8 +42,9 @@ if [ -z "$BUILD" ] || ! "$BUILD/bin/test_cuda_probe" "$CUDA_SO" > /dev/null 2>&1
     echo "== carried build missing or not runnable here (BUILD='$BUILD'): rebuilding in /tmp/gsbuild"
     BUILD=/tmp/gsbuild
     timeout 300 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGSMOOTH_CUDA=ON > "$OUT/rebuild.log" 2>&1 &&
-        timeout 300 cmake --build "$BUILD" --target gsmooth_cpu gsmooth_cuda test_cuda \
-            test_cuda_probe gsmooth_gpu_bench >> "$OUT/rebuild.log" 2>&1 ||
+        timeout 300 cmake --build "$BUILD" --target gsmooth gsmooth_cpu gsmooth_cuda test_cuda \
+            test_cuda_probe test_cuda_arith test_golden test_kernels gsmooth_gpu_bench \
+            >> "$OUT/rebuild.log" 2>&1 ||
         { echo "rebuild failed:"; tail -30 "$OUT/rebuild.log"; status=1; }
     CPU_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cpu.so
     CUDA_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cuda.so
@@ -60,9 +61,13 @@ if want tests; then
         timeout 180 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO"; rc=$?
         echo "test_cuda: exit $rc in $(( $(date +%s) - start )) s"
         [ $rc -eq 0 ] || status=1
+        echo "== test_cuda_arith (the fast arithmetic, every reachable float)"
+        timeout 60 "$BUILD/bin/test_cuda_arith" || status=1
         if [ -x "$BUILD/bin/test_golden" ] && [ -x "$BUILD/bin/gsmooth" ]; then
             echo "== test_golden cuda"
             timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1
+            echo "== large_check cuda (images several strips tall against the numpy reference)"
+            timeout 300 python3 tests/golden/large_check.py "$BUILD/bin/gsmooth" cuda || status=1
         fi
     } 2>&1 | tee "$OUT/tests.log"
     grep -q "exit 0 in" "$OUT/tests.log" || status=1
@@ -73,6 +78,10 @@ if want cpu; then
     {
         echo "== test_kernels (every instruction set this CPU runs)"
         timeout 120 "$BUILD/bin/test_kernels" || status=1
+        for isa in scalar avx2 avx512; do
+            echo "== test_golden cpu $isa"
+            timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cpu $isa || status=1
+        done
     } 2>&1 | tee "$OUT/cpu.log"
 fi
 
