@@ -106,6 +106,8 @@ struct gs_reader {
  * on failure they free what they allocated and leave reader->impl NULL. */
 gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
+gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                            size_t err_size);
 /* `format` is the name detected from the magic bytes, or NULL when nothing matched (stb
  * then tries TGA, the one format without a signature). */
 gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,

@@ -31,7 +31,6 @@ static const struct {
     size_t len;
     const char *name;
 } stb_magic[] = {
-    {"\xFF\xD8\xFF", 3, "JPEG"},
     {"BM", 2, "BMP"},
     {"GIF87a", 6, "GIF"},
     {"GIF89a", 6, "GIF"},
@@ -46,8 +45,12 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
 {
     static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 
+    static const unsigned char jpeg_sig[3] = {0xFF, 0xD8, 0xFF};
+
     if (head_starts(reader, png_sig, sizeof png_sig))
         return gs_read_png_open(reader, max_pixels, err, err_size);
+    if (head_starts(reader, jpeg_sig, sizeof jpeg_sig))
+        return gs_read_jpeg_open(reader, max_pixels, err, err_size);
 
     if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
         char kind = (char)reader->head[1];

@@ -41,8 +41,8 @@ add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
 set_tests_properties(faults PROPERTIES LABELS "robust" TIMEOUT 180
   ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
 
-# The fuzz harness without libFuzzer: every saved finding and every damaged file through
-# the same decode -> compute -> encode path (any compiler).
+# The fuzz harnesses without libFuzzer: every saved finding and every damaged file through
+# the whole decode -> compute -> encode path, and through each decoder alone (any compiler).
 add_executable(test_fuzz_regressions
   ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
   ${GS_ROBUST_ROOT}/fuzz/fuzz_pipeline.c)
@@ -51,6 +51,17 @@ add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 180)
+foreach(decoder png jpeg stb pnm)
+  add_executable(test_fuzz_regressions_${decoder}
+    ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
+    ${GS_ROBUST_ROOT}/fuzz/fuzz_decode.c)
+  target_compile_definitions(test_fuzz_regressions_${decoder} PRIVATE GS_FUZZ_DECODER=${decoder})
+  target_link_libraries(test_fuzz_regressions_${decoder} PRIVATE gs_image_io)
+  add_test(NAME fuzz_regressions_${decoder} COMMAND $<TARGET_FILE:test_fuzz_regressions_${decoder}>
+    ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
+  set_tests_properties(fuzz_regressions_${decoder} PROPERTIES LABELS "robust"
+    FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
+endforeach()
 
 # A 600-file batch, good and damaged mixed, three files in flight (scripts/test_tsan.sh runs
 # the same under ThreadSanitizer).

@@ -47,7 +47,28 @@ const char *__asan_default_options(void)
 }
 #endif
 
-/* Child: read the file and run the harness on it; exit(0) (atexit cleans up). */
+/* Read `path` and run the harness on it in this process (GS_REPLAY_IN_PROCESS=1: for
+ * valgrind, which then starts once; a crash or abort ends the whole replay). */
+static int replay_here(const char *path)
+{
+    static uint8_t data[GS_REPLAY_MAX_BYTES];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "fuzz_regressions: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(data, 1, sizeof data, f);
+    int too_big = !feof(f);
+    fclose(f);
+    if (too_big) {
+        fprintf(stderr, "fuzz_regressions: %s is over %u bytes\n", path, GS_REPLAY_MAX_BYTES);
+        return -1;
+    }
+    LLVMFuzzerTestOneInput(data, n);
+    return 0;
+}
+
+/* Child: the limits, then the harness on the file; exit(0) (atexit cleans up). */
 static void replay_in_child(const char *path)
 {
     if (!GS_UNDER_ASAN) {
@@ -55,26 +76,15 @@ static void replay_in_child(const char *path)
         setrlimit(RLIMIT_AS, &rl);
     }
     alarm(GS_REPLAY_TIMEOUT_S);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "fuzz_regressions: cannot open %s: %s\n", path, strerror(errno));
-        _exit(EXIT_FAILURE);
-    }
-    static uint8_t data[GS_REPLAY_MAX_BYTES];
-    size_t n = fread(data, 1, sizeof data, f);
-    int too_big = !feof(f);
-    fclose(f);
-    if (too_big) {
-        fprintf(stderr, "fuzz_regressions: %s is over %u bytes\n", path, GS_REPLAY_MAX_BYTES);
-        _exit(EXIT_FAILURE);
-    }
-    LLVMFuzzerTestOneInput(data, n);
+    if (replay_here(path) != 0) _exit(EXIT_FAILURE);
     exit(EXIT_SUCCESS);
 }
 
 /* Replay one file in a child process; 0 if it returned normally. */
 static int replay(const char *path)
 {
+    const char *here = getenv("GS_REPLAY_IN_PROCESS");
+    if (here && strcmp(here, "1") == 0) return replay_here(path);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {

@@ -18,7 +18,7 @@ def main():
     with open(os.path.join(HERE, "cases.txt")) as f:
         lines = [l.split() for l in f if l.strip() and not l.startswith("#")]
     for expected, source, *args in lines:
-        gray, bits = to_gray(images[source])
+        gray, bits = to_gray(images[source], os.path.join(HERE, "inputs", source))
         opts = dict(a.split("=", 1) if "=" in a else (a, None) for a in args)
         iters = next((int(args[i + 1]) for i, a in enumerate(args) if a == "--iters"), 3)
         if "--integral" in opts or any(a.startswith("--integral") for a in args):

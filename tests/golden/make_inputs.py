@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""make_inputs.py: writes the golden input images (deterministic) into tests/golden/inputs/."""
+"""make_inputs.py: writes the golden input images (deterministic) into tests/golden/inputs/: PNGs from the arrays below (the ground truth), and JPEGs encoded by PIL's libjpeg (whose ground truth is the decoder's own gray, reference.to_gray)."""
 import os
 import sys
 
@@ -41,15 +41,33 @@ def build_images():
                             palette=rng.integers(0, 256, (16, 3))),
         # 2-bit gray: scaled to 0..255 when read
         "gray2.png": dict(pixels=(x[:30, :61] // 16 + y[:30, :61] // 8) % 4, kind="gray", bits=2),
+        # JPEG: YCbCr 4:2:0 baseline, progressive, and Adobe CMYK (odd sizes: partial MCUs)
+        "photo420.jpg": dict(pixels=imagegen.photo_like(101, 157, seed=13), kind="jpeg", mode="RGB",
+                             save=dict(quality=88)),
+        "progressive.jpg": dict(pixels=imagegen.photo_like(64, 203, seed=14), kind="jpeg", mode="RGB",
+                                save=dict(quality=75, progressive=True)),
+        "cmyk.jpg": dict(pixels=imagegen.photo_like(45, 77, seed=15), kind="jpeg", mode="CMYK",
+                         save=dict(quality=95)),
     }
     return images
+
+
+def write_jpeg(path, spec):
+    from PIL import Image
+    im = Image.fromarray(spec["pixels"], "RGB")
+    if spec["mode"] != "RGB":
+        im = im.convert(spec["mode"])
+    im.save(path, **spec["save"])
 
 
 def main():
     out = os.path.join(HERE, "inputs")
     os.makedirs(out, exist_ok=True)
     for name, spec in build_images().items():
-        pngwrite.write(os.path.join(out, name), **spec)
+        if spec["kind"] == "jpeg":
+            write_jpeg(os.path.join(out, name), spec)
+        else:
+            pngwrite.write(os.path.join(out, name), **spec)
         print("wrote", name)
 
 

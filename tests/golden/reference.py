@@ -3,18 +3,37 @@
 import numpy as np
 
 
-def to_gray(spec):
+def luma(r, g, b):
+    """libjpeg's fixed-point BT.601 luma, exact in integers."""
+    return (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
+
+
+def jpeg_gray(path):
+    """A JPEG's gray as the decoder gives it (PIL's libjpeg): the luma channel of YCbCr
+    (draft mode 'L' asks libjpeg for JCS_GRAYSCALE), and for CMYK the Adobe-inverted
+    samples taken to RGB and then to luma."""
+    from PIL import Image
+    im = Image.open(path)
+    if im.mode == "CMYK":
+        rgb = np.asarray(im.convert("RGB")).astype(np.int64)
+        return luma(rgb[..., 0], rgb[..., 1], rgb[..., 2])
+    im.draft("L", im.size)
+    return np.asarray(im if im.mode == "L" else im.convert("L")).astype(np.int64)
+
+
+def to_gray(spec, path=None):
     """Ground-truth gray samples of a generated input spec (pngwrite.encode's arguments):
     palettes expanded, colour through libjpeg's fixed-point BT.601 luma, alpha dropped,
-    1/2/4-bit gray scaled to 0..255."""
+    1/2/4-bit gray scaled to 0..255; a JPEG (read from `path`) as jpeg_gray says."""
+    if spec["kind"] == "jpeg":
+        return jpeg_gray(path), 8
     a = np.asarray(spec["pixels"]).astype(np.int64)
     kind, bits = spec["kind"], spec.get("bits", 8)
     if kind == "palette":
         a = np.asarray(spec["palette"], dtype=np.int64)[a]
         kind, bits = "rgb", 8
     if kind in ("rgb", "rgba"):
-        r, g, b = a[..., 0], a[..., 1], a[..., 2]
-        a = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
+        a = luma(a[..., 0], a[..., 1], a[..., 2])
     elif kind == "graya":
         a = a[..., 0]
     if bits < 8:
