@@ -2,7 +2,8 @@
 # run_fuzz.sh: builds the libFuzzer harnesses with clang in their own build directory, fuzzes each for its share of SECONDS (default 60), prints executions and findings per harness, and copies every crash into fuzz/regressions/.
 # usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, jpeg, stb, pnm (default all)
 # Environment: GS_FUZZ_FORK=N runs N fuzzing processes per harness (libFuzzer -fork=N);
-# GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built.
+# GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built;
+# GS_FUZZ_SEEDS=DIR uses seeds made earlier (a machine without python3-pil).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
@@ -49,8 +50,11 @@ if [ "${GS_FUZZ_NO_BUILD:-0}" != 1 ]; then
         { tail -n 30 "$BUILD/build.log" >&2; exit 1; }
 fi
 
-rm -rf "$BUILD/seeds"
-sh "$ROOT/fuzz/make_seed_corpus.sh" "$BUILD/seeds" >/dev/null
+SEEDS=${GS_FUZZ_SEEDS:-$BUILD/seeds}
+if [ -z "${GS_FUZZ_SEEDS:-}" ]; then
+    rm -rf "$SEEDS"
+    sh "$ROOT/fuzz/make_seed_corpus.sh" "$SEEDS" >/dev/null
+fi
 total_found=0
 failed=0
 for h in $HARNESSES; do
@@ -69,7 +73,7 @@ for h in $HARNESSES; do
         -dict="$ROOT/fuzz/gsmooth.dict" -print_final_stats=1 \
         $( [ "$FORK" -gt 0 ] && echo "-fork=$FORK -ignore_crashes=1" ) \
         -artifact_prefix="$BUILD/artifacts-$h/" \
-        "$BUILD/corpus-$h" "$BUILD/seeds" "$ROOT/fuzz/regressions" >"$LOG" 2>&1
+        "$BUILD/corpus-$h" "$SEEDS" "$ROOT/fuzz/regressions" >"$LOG" 2>&1
     STATUS=$?
     set -e
     ELAPSED=$(($(date +%s) - STARTED))

@@ -282,6 +282,17 @@ def odd_files(out_dir):
     add(out_dir, "gif_magic_only.gif", b"GIF89a", "fail")
     # A PSD in a colour mode stb_image does not read: refused with a reason, not crashed.
     add(out_dir, "gray_mode.psd", psd(np.zeros((4, 4), dtype=np.uint8), PSD_MODE_GRAY), "fail")
+    add(out_dir, "jpeg_scan_flood.jpg", scan_flood(), "fail")
+
+
+def scan_flood():
+    """A progressive JPEG whose last scan repeats 2000 times: a decoder that does not limit
+    scans spends time and memory on each (libjpeg-turbo's djpeg has -maxscans for it)."""
+    data = pil_bytes(np.arange(64 * 64, dtype=np.uint8).reshape(64, 64), "JPEG", quality=80,
+                     progressive=True)
+    last_sos = data.rfind(b"\xff\xda")
+    scan = data[last_sos:-2]  # the last SOS with its entropy data, before EOI
+    return data[:-2] + scan * 2000 + b"\xff\xd9"
 
 
 def main():
