@@ -1,4 +1,5 @@
 /* main.c: the gsmooth command: parses options, then lists backends, runs one file or runs a batch; the only place that exits, with the code gs_status_exit_code gives. */
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,10 @@ int main(int argc, char **argv)
         return gs_status_exit_code(GS_OK);
     }
     gs_temp_install_signal_cleanup(); /* an interrupted run leaves no temporary file */
+    /* A reader of standard output that goes away (`gsmooth in.png - | head -c 100`): the
+     * write fails with EPIPE and gsmooth says so in one line and exits 1, instead of
+     * dying silently of SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     if (o.png_level >= 0) gs_png_set_level(o.png_level, NULL, 0); /* validated by the parser */
 
     rc = gs_session_open(&session, o.backend, o.plugin_dir, o.quiet ? NULL : gs_report_message,

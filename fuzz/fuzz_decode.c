@@ -70,11 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gs_image_info info;
     gs_reader *reader = calloc(1, sizeof *reader);
     if (!reader) fatal("calloc", NULL);
-    /* The input in memory, as standard input arrives; the head as reader.c keeps it. */
-    reader->src.data = malloc(size ? size : 1);
-    if (!reader->src.data) fatal("malloc", NULL);
-    if (size) memcpy(reader->src.data, data, size);
-    reader->src.size = size;
+    /* The input in memory (a copy: a decoder must not rely on bytes past its end); the
+     * head as reader.c keeps it. */
+    unsigned char *copy = malloc(size ? size : 1);
+    if (!copy) fatal("malloc", NULL);
+    if (size) memcpy(copy, data, size);
+    gs_source_from_memory(&reader->src, copy, size);
     reader->head_len = size < sizeof reader->head ? size : sizeof reader->head;
     memcpy(reader->head, data, reader->head_len);
 
@@ -82,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != GS_OK) {
         check_message(err);
         gs_reader_close(reader);
+        free(copy);
         return 0;
     }
     info = reader->info;
@@ -108,5 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(rows);
     gs_reader_close(reader);
+    free(copy);
     return 0;
 }

@@ -20,7 +20,8 @@ typedef struct gs_image_info {
 typedef struct gs_reader gs_reader;
 
 /*
- * Open `path` ("-" = standard input, read whole into memory first) and read its header.
+ * Open `path` ("-" = standard input; pipes and FIFOs are read front to back, never whole)
+ * and read its header.
  * A header whose width*height exceeds max_pixels is refused with GS_ERR_TOO_LARGE before
  * any pixel memory is allocated. Format is detected from content, not from the name.
  * On failure *out is NULL and `err` holds the cause (without the file name: the caller

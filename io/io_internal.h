@@ -11,6 +11,8 @@
 /* Bytes of the file's start kept for format detection; 24 covers the PNG signature plus
  * the IHDR chunk's length, type, width and height. */
 #define GS_IO_HEAD_SIZE 32
+/* Bytes detection needs at the least: the longest magic number ("#?RADIANCE\n"). */
+#define GS_IO_HEAD_MIN 11
 
 /* The host's byte order, decided at compile time: 16-bit samples are native-endian in
  * memory and big-endian (PNG, PGM) or little-endian (NPY) in files. */
@@ -48,23 +50,51 @@ void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channel
 /* ---- where a reader's bytes come from ---- */
 
 typedef struct gs_source {
-    FILE *fp;            /* regular file, streamed and seekable; NULL when data is used */
-    unsigned char *data; /* the whole input (stdin, pipes, devices); owned; NULL with fp */
-    size_t size;         /* bytes in data */
-    size_t pos;          /* read position in data */
-    int read_errno;      /* errno of a failed read from fp, 0 if none */
+    FILE *fp;               /* a regular file: buffered, seekable; NULL otherwise */
+    int fd;                 /* a stream (pipe, FIFO, device): read front to back; -1 otherwise */
+    unsigned char *in;      /* the stream's read buffer */
+    size_t in_pos, in_len;  /* its unread bytes: in[in_pos..in_len) */
+    int at_eof;             /* the stream ended */
+    unsigned char *replay;  /* the stream's first bytes, kept so rewinding can give them again */
+    size_t replay_len;      /* bytes kept */
+    size_t replay_pos;      /* next kept byte to give; replay_len when reading new bytes */
+    int replay_full;        /* bytes past the kept ones were read: rewinding is refused */
+    unsigned char *data;    /* the whole input in memory (gs_source_from_memory); borrowed */
+    size_t size;            /* bytes in data */
+    size_t pos;             /* read position in data */
+    int read_errno;         /* errno of a failed read, 0 if none */
 } gs_source;
 
 /* The functions below are defined in source.c. */
 
-/* Open `path` for reading: a regular file streams; "-" (standard input), FIFOs and
- * devices are read whole into memory, because detection reads ahead and stb_image seeks. */
+/* Open `path` for reading: a regular file (also as standard input) is read through stdio;
+ * "-", pipes, FIFOs and devices are streams, read front to back in bounded memory. */
 gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err_size);
 
-/* Read up to n bytes; a short count means end of input, or an error when read_errno is set. */
+/* A source over `size` bytes at `data` (borrowed: the caller frees it after closing). */
+void gs_source_from_memory(gs_source *src, unsigned char *data, size_t size);
+
+/* Read n bytes; fewer means the input ended, or failed when read_errno is set. May wait
+ * for a stream's writer until all n bytes came. */
 size_t gs_source_read(gs_source *src, void *buf, size_t n);
 
-/* Back to the first byte. */
+/* Read at least one byte and at most n, without waiting for more than a stream has
+ * ready; 0 means the input ended (or failed, read_errno). */
+size_t gs_source_read_some(gs_source *src, void *buf, size_t n);
+
+/* The input's first bytes for detection: `need` of them (fewer only at the end), and up
+ * to n if a stream has them ready, never waiting for more: a stream whose writer stalls
+ * after a short header is still judged on that header. */
+size_t gs_source_read_head(gs_source *src, void *buf, size_t n, size_t need);
+
+/* Skip n bytes forward; returns how many there were (fewer at the input's end). */
+size_t gs_source_skip(gs_source *src, size_t n);
+
+/* 1 when no byte is left (a stream may wait for its writer to say). */
+int gs_source_at_end(gs_source *src);
+
+/* Back to the first byte. A stream goes back only while it has read no more than the
+ * bytes it keeps (64 KiB); after that GS_ERR_FORMAT. */
 gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size);
 
 /* Close and free; the struct is zeroed. */

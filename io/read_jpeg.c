@@ -23,6 +23,8 @@
  *   gray blocks. Warnings that mean corrupt image data are errors for the same reason;
  *   warnings about metadata (extraneous bytes between markers, an unknown JFIF revision,
  *   an unknown Adobe transform, a bad ICC marker) are not, since real cameras write them.
+ * - --max-pixels is checked as soon as the frame header is parsed (the source manager looks
+ *   before asking for more input), so a stream's huge header is refused before its body.
  * - Memory: mem->max_memory_to_use follows --max-pixels (a progressive file keeps every
  *   DCT coefficient until its last scan), and a progress monitor refuses files with more
  *   scans than any encoder writes (the scan-flood denial of service libjpeg-turbo's own
@@ -53,6 +55,8 @@ typedef struct jpeg_errors {
 typedef struct jpeg_input {
     struct jpeg_source_mgr pub;       /* libjpeg's part; first */
     gs_source *src;                   /* the reader's input */
+    uint64_t max_pixels;              /* --max-pixels, checked as soon as the frame header is in */
+    int too_large;                    /* it was over: the error is GS_ERR_TOO_LARGE */
     JOCTET buffer[JPEG_INPUT_BUFFER]; /* the bytes libjpeg is reading */
 } jpeg_input;
 
@@ -118,7 +122,17 @@ static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 static boolean source_fill(j_decompress_ptr cinfo)
 {
     jpeg_input *in = (jpeg_input *)cinfo->src;
-    size_t got = gs_source_read(in->src, in->buffer, sizeof in->buffer);
+    /* Once the frame header (SOF) is parsed the size is known: a stream that claims too
+     * many pixels is refused here, before this waits for any more of its body. */
+    if ((uint64_t)cinfo->image_width * cinfo->image_height > in->max_pixels) {
+        jpeg_errors *errors = (jpeg_errors *)cinfo->err;
+        in->too_large = 1;
+        gs_check_pixels(cinfo->image_width, cinfo->image_height, in->max_pixels, errors->message,
+                        sizeof errors->message);
+        longjmp(errors->jump, 1);
+    }
+    /* What the input has ready: a stream's header is judged before its body arrives. */
+    size_t got = gs_source_read_some(in->src, in->buffer, sizeof in->buffer);
     if (got == 0) {
         jpeg_errors *errors = (jpeg_errors *)cinfo->err;
         if (in->src->read_errno) {
@@ -151,6 +165,7 @@ static void source_skip(j_decompress_ptr cinfo, long count)
 static gs_status jump_status(const decoder *dec, char *err, size_t err_size)
 {
     const jpeg_errors *errors = &dec->errors;
+    if (dec->input.too_large) return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "%s", errors->message);
     if (errors->io_errno) return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", errors->message);
     if (errors->pub.msg_code == JERR_OUT_OF_MEMORY)
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory decoding JPEG: %s", errors->message);
@@ -217,6 +232,7 @@ static gs_status start(decoder *dec, gs_reader *reader, uint64_t max_pixels, cha
     dec->progress.progress_monitor = on_progress;
     cinfo->progress = &dec->progress;
     dec->input.src = &reader->src;
+    dec->input.max_pixels = max_pixels;
     dec->input.pub.init_source = source_init;
     dec->input.pub.fill_input_buffer = source_fill;
     dec->input.pub.skip_input_data = source_skip;

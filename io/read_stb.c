@@ -3,9 +3,7 @@
 
 #include "io_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,10 +73,11 @@ static const gs_reader_ops stb_ops = {
 
 /* The input as stb_image callbacks that notice a decoder wanting bytes past the end: stb
  * pads a short input with zeros and reports success, so without this a truncated BMP,
- * TGA, GIF, PSD or HDR would decode into an image with a made-up bottom. */
+ * TGA, GIF, PSD or HDR would decode into an image with a made-up bottom. Refills take what
+ * a stream has ready (stbi_info then returns on a header alone); exact reads wait. */
 typedef struct stb_feed {
     gs_source *src;      /* the reader's input */
-    int at_end;          /* a read came back short: the input is exhausted */
+    int at_end;          /* the input is exhausted */
     int wanted_past_end; /* the decoder asked for bytes after the end: truncated */
 } stb_feed;
 
@@ -90,48 +89,22 @@ static int feed_read(void *user, char *data, int size)
         f->wanted_past_end = 1;
         return 0;
     }
-    size_t got = gs_source_read(f->src, data, (size_t)size);
-    if (got < (size_t)size) {
-        f->at_end = 1;
-        if (got == 0 || size != STB_REFILL_SIZE) f->wanted_past_end = 1;
-    }
+    size_t got = size == STB_REFILL_SIZE ? gs_source_read_some(f->src, data, (size_t)size)
+                                         : gs_source_read(f->src, data, (size_t)size);
+    if (got == 0 || (size != STB_REFILL_SIZE && got < (size_t)size)) f->at_end = f->wanted_past_end = 1;
     return (int)got;
 }
 
 static void feed_skip(void *user, int n)
 {
     stb_feed *f = user;
-    gs_source *src = f->src;
-    if (n <= 0) return;
-    if (src->fp) {
-        long here = ftell(src->fp);
-        struct stat sb;
-        if (here < 0 || fstat(fileno(src->fp), &sb) != 0 || here + (long)n > sb.st_size) {
-            f->at_end = f->wanted_past_end = 1;
-            fseek(src->fp, 0, SEEK_END);
-            return;
-        }
-        fseek(src->fp, n, SEEK_CUR);
-    } else {
-        size_t left = src->size - src->pos;
-        if ((size_t)n > left) {
-            f->at_end = f->wanted_past_end = 1;
-            n = (int)left;
-        }
-        src->pos += (size_t)n;
-    }
+    if (n > 0 && gs_source_skip(f->src, (size_t)n) < (size_t)n) f->at_end = f->wanted_past_end = 1;
 }
 
 static int feed_eof(void *user)
 {
     stb_feed *f = user;
-    gs_source *src = f->src;
-    if (f->at_end) return 1;
-    if (!src->fp) return src->pos >= src->size;
-    int c = getc(src->fp);
-    if (c == EOF) return 1;
-    ungetc(c, src->fp);
-    return 0;
+    return f->at_end || gs_source_at_end(f->src);
 }
 
 static const stbi_io_callbacks feed_callbacks = {feed_read, feed_skip, feed_eof};

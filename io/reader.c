@@ -8,7 +8,7 @@
 static gs_status read_head(gs_reader *reader, char *err, size_t err_size)
 {
     gs_source *src = &reader->src;
-    reader->head_len = gs_source_read(src, reader->head, sizeof reader->head);
+    reader->head_len = gs_source_read_head(src, reader->head, sizeof reader->head, GS_IO_HEAD_MIN);
     if (src->read_errno)
         return gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(src->read_errno));
     gs_status rc = gs_source_rewind(src, err, err_size);

@@ -1,18 +1,68 @@
-/* source.c: where a reader's bytes come from: a regular file, streamed and seekable, or standard input and other streams, read whole into memory. */
+/* source.c: where a reader's bytes come from: a regular file (buffered, seekable), a stream (standard input, a pipe, a FIFO, a device: read front to back in bounded memory, its first bytes kept so detection can read them again), or a buffer in memory. */
 #include "io_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* First allocation when reading a stream whole; it doubles from there. */
-#define SLURP_INITIAL_SIZE ((size_t)64 * 1024)
+/* Bytes one read(2) of a stream asks for. */
+#define STREAM_BUFFER_SIZE ((size_t)64 << 10)
+/* A stream's first bytes kept for rewinding: detection reads 32 and goes back; stb_image
+ * reads a header (a few hundred bytes) twice before decoding. Going back further is
+ * refused: memory stays bounded whatever the input's size. */
+#define STREAM_REPLAY_MAX ((size_t)64 << 10)
+/* Bytes skipped per read when skipping forward in a stream. */
+#define SKIP_CHUNK ((size_t)4 << 10)
 
-size_t gs_source_read(gs_source *src, void *buf, size_t n)
+/* Keep what a stream just delivered while the replay has room. */
+static void remember(gs_source *src, const unsigned char *bytes, size_t n)
 {
+    if (src->replay_full || n == 0) return;
+    size_t keep = STREAM_REPLAY_MAX - src->replay_len < n ? STREAM_REPLAY_MAX - src->replay_len : n;
+    if (!src->replay && !(src->replay = malloc(STREAM_REPLAY_MAX))) keep = 0;
+    if (keep) memcpy(src->replay + src->replay_len, bytes, keep);
+    src->replay_len += keep;
+    src->replay_pos = src->replay_len;
+    if (keep < n) src->replay_full = 1;
+}
+
+/* A stream: bytes being replayed, else what its buffer holds, else one read(2). */
+static size_t stream_read_some(gs_source *src, unsigned char *buf, size_t n)
+{
+    if (src->replay_pos < src->replay_len) {
+        size_t take = src->replay_len - src->replay_pos < n ? src->replay_len - src->replay_pos : n;
+        memcpy(buf, src->replay + src->replay_pos, take);
+        src->replay_pos += take;
+        return take;
+    }
+    if (src->in_pos == src->in_len) {
+        if (src->at_eof || src->read_errno) return 0;
+        ssize_t got;
+        do got = read(src->fd, src->in, STREAM_BUFFER_SIZE);
+        while (got < 0 && errno == EINTR);
+        if (got <= 0) {
+            if (got < 0) src->read_errno = errno;
+            else src->at_eof = 1;
+            return 0;
+        }
+        src->in_pos = 0;
+        src->in_len = (size_t)got;
+    }
+    size_t take = src->in_len - src->in_pos < n ? src->in_len - src->in_pos : n;
+    memcpy(buf, src->in + src->in_pos, take);
+    src->in_pos += take;
+    remember(src, buf, take);
+    return take;
+}
+
+size_t gs_source_read_some(gs_source *src, void *buf, size_t n)
+{
+    if (n == 0) return 0;
+    if (src->fd >= 0) return stream_read_some(src, buf, n);
     if (!src->fp) {
         size_t left = src->size - src->pos;
         if (n > left) n = left;
@@ -21,59 +71,139 @@ size_t gs_source_read(gs_source *src, void *buf, size_t n)
         return n;
     }
     errno = 0;
-    size_t got = fread(buf, 1, n, src->fp);
+    size_t got = fread(buf, 1, n, src->fp); /* a regular file: short only at its end */
     if (got < n && ferror(src->fp)) src->read_errno = errno ? errno : EIO;
     return got;
 }
 
-/* Read all of `fd` into memory: stdin and pipes cannot seek back after detection, and
- * stb_image has no streaming anyway. */
-static gs_status slurp(int fd, gs_source *src, char *err, size_t err_size)
+size_t gs_source_read(gs_source *src, void *buf, size_t n)
 {
-    unsigned char *buf = NULL;
-    size_t cap = 0, len = 0;
-    gs_status rc = GS_OK;
-
-    for (;;) {
-        if (len == cap) {
-            if (cap > SIZE_MAX / 2) {
-                rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE, "input is too large to hold in memory");
-                goto cleanup;
-            }
-            size_t new_cap = cap ? cap * 2 : SLURP_INITIAL_SIZE;
-            unsigned char *grown = realloc(buf, new_cap);
-            if (!grown) {
-                rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory reading the input (%zu bytes so far)", len);
-                goto cleanup;
-            }
-            buf = grown;
-            cap = new_cap;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            rc = gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(errno));
-            goto cleanup;
-        }
+    size_t done = 0;
+    while (done < n) {
+        size_t got = gs_source_read_some(src, (unsigned char *)buf + done, n - done);
         if (got == 0) break;
-        len += (size_t)got;
+        done += got;
     }
-    src->data = buf;
-    src->size = len;
-    buf = NULL;
+    return done;
+}
 
-cleanup:
-    free(buf);
-    return rc;
+/* Bytes a stream can give right now without waiting for its writer. */
+static int stream_ready(gs_source *src)
+{
+    if (src->replay_pos < src->replay_len || src->in_pos < src->in_len) return 1;
+    if (src->at_eof || src->read_errno) return 1; /* the answer (end) is known: no wait */
+    struct pollfd p = {src->fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+size_t gs_source_read_head(gs_source *src, void *buf, size_t n, size_t need)
+{
+    if (src->fd < 0) return gs_source_read(src, buf, n);
+    size_t done = gs_source_read(src, buf, need < n ? need : n);
+    while (done < n && done >= need && stream_ready(src)) {
+        size_t got = gs_source_read_some(src, (unsigned char *)buf + done, n - done);
+        if (got == 0) break;
+        done += got;
+    }
+    return done;
+}
+
+size_t gs_source_skip(gs_source *src, size_t n)
+{
+    if (src->fp && src->fd < 0) { /* a regular file: seek, but never past its end */
+        struct stat sb;
+        long here = ftell(src->fp);
+        if (here < 0 || fstat(fileno(src->fp), &sb) != 0) return 0;
+        size_t left = sb.st_size > here ? (size_t)(sb.st_size - here) : 0;
+        size_t step = n < left ? n : left;
+        if (fseek(src->fp, (long)step, SEEK_CUR) != 0) return 0;
+        return step;
+    }
+    if (!src->fp && src->fd < 0) { /* memory */
+        size_t step = n < src->size - src->pos ? n : src->size - src->pos;
+        src->pos += step;
+        return step;
+    }
+    unsigned char scratch[SKIP_CHUNK];
+    size_t done = 0;
+    while (done < n) {
+        size_t got = gs_source_read_some(src, scratch, n - done < sizeof scratch ? n - done : sizeof scratch);
+        if (got == 0) break;
+        done += got;
+    }
+    return done;
+}
+
+int gs_source_at_end(gs_source *src)
+{
+    if (src->fd >= 0) {
+        if (src->replay_pos < src->replay_len || src->in_pos < src->in_len) return 0;
+        const size_t kept = src->replay_len;
+        const int was_full = src->replay_full;
+        unsigned char c;
+        if (stream_read_some(src, &c, 1) == 0) return 1;
+        /* Give the byte back: it sits at the front of the buffer just filled. */
+        src->in_pos--;
+        src->replay_len = src->replay_pos = kept;
+        src->replay_full = was_full;
+        return 0;
+    }
+    if (!src->fp) return src->pos >= src->size;
+    int c = getc(src->fp);
+    if (c == EOF) return 1;
+    ungetc(c, src->fp);
+    return 0;
+}
+
+gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size)
+{
+    if (src->fd >= 0) {
+        if (src->replay_full)
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "the decoder needs to go back more than %zu KiB in a stream",
+                           STREAM_REPLAY_MAX >> 10);
+        src->replay_pos = 0;
+        return GS_OK;
+    }
+    if (!src->fp) {
+        src->pos = 0;
+        return GS_OK;
+    }
+    if (fseek(src->fp, 0, SEEK_SET) != 0)
+        return gs_fail(err, err_size, GS_ERR_IO, "cannot seek: %s", strerror(errno));
+    return GS_OK;
+}
+
+void gs_source_from_memory(gs_source *src, unsigned char *data, size_t size)
+{
+    memset(src, 0, sizeof *src);
+    src->fd = -1;
+    src->data = data;
+    src->size = size;
+}
+
+/* A stream on `fd` (owned: closed with the source). */
+static gs_status stream_open(int fd, gs_source *src, char *err, size_t err_size)
+{
+    src->in = malloc(STREAM_BUFFER_SIZE);
+    if (!src->in) {
+        close(fd);
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    }
+    src->fd = fd;
+    return GS_OK;
 }
 
 gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err_size)
 {
-    if (strcmp(path, "-") == 0) return slurp(STDIN_FILENO, src, err, err_size);
-
     gs_status rc = GS_OK;
     struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd;
+
+    memset(src, 0, sizeof *src);
+    src->fd = -1;
+    /* Standard input is a duplicate, so closing the source leaves descriptor 0 alone. */
+    fd = strcmp(path, "-") == 0 ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return gs_fail(err, err_size, GS_ERR_IO, "cannot open: %s", strerror(errno));
 
     if (fstat(fd, &sb) != 0) {
@@ -84,8 +214,9 @@ gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err
         rc = gs_fail(err, err_size, GS_ERR_IO, "is a directory, not an image file");
         goto cleanup;
     }
-    if (!S_ISREG(sb.st_mode)) { /* FIFO, device, socket: cannot seek, read it whole */
-        rc = slurp(fd, src, err, err_size);
+    if (!S_ISREG(sb.st_mode)) { /* pipe, FIFO, device, socket: front to back */
+        rc = stream_open(fd, src, err, err_size);
+        fd = -1;
         goto cleanup;
     }
     src->fp = fdopen(fd, "rb");
@@ -100,20 +231,12 @@ cleanup:
     return rc;
 }
 
-gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size)
-{
-    if (!src->fp) {
-        src->pos = 0;
-        return GS_OK;
-    }
-    if (fseek(src->fp, 0, SEEK_SET) != 0)
-        return gs_fail(err, err_size, GS_ERR_IO, "cannot seek: %s", strerror(errno));
-    return GS_OK;
-}
-
 void gs_source_close(gs_source *src)
 {
     if (src->fp) fclose(src->fp);
-    free(src->data);
+    if (src->fd >= 0) close(src->fd);
+    free(src->in);
+    free(src->replay);
     memset(src, 0, sizeof *src);
+    src->fd = -1;
 }

@@ -63,6 +63,14 @@ foreach(decoder png jpeg stb pnm)
     FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
 endforeach()
 
+# Pipes and FIFOs as input and output (needs the damaged corpus for its valid files).
+add_executable(test_streams ${GS_ROBUST_TESTS_DIR}/test_streams.c)
+target_link_libraries(test_streams PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
+add_test(NAME streams COMMAND $<TARGET_FILE:test_streams> $<TARGET_FILE:gsmooth>
+  ${GS_ROBUST_TESTS_DIR}/golden ${GS_DAMAGED_DIR})
+set_tests_properties(streams PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
+  TIMEOUT 300 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
+
 # A 600-file batch, good and damaged mixed, three files in flight (scripts/test_tsan.sh runs
 # the same under ThreadSanitizer).
 add_test(NAME batch_load COMMAND sh ${GS_ROBUST_TESTS_DIR}/batch_load_test.sh $<TARGET_FILE:gsmooth> 3)
