@@ -138,6 +138,12 @@ gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
 gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
                             size_t err_size);
+/* The fast PNG reader (ISA-L inflate) and the PNGs it takes, judged from the head (IHDR's
+ * depth, colour type and interlace): the rest go to gs_read_png_open (libpng).
+ * GSMOOTH_PNG_DECODER=libpng sends every PNG to libpng. */
+int gs_png_fast_takes(const unsigned char *head, size_t head_len);
+gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                                size_t err_size);
 /* `format` is the name detected from the magic bytes, or NULL when nothing matched (stb
  * then tries TGA, the one format without a signature). */
 gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,

@@ -47,8 +47,13 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
 
     static const unsigned char jpeg_sig[3] = {0xFF, 0xD8, 0xFF};
 
-    if (head_starts(reader, png_sig, sizeof png_sig))
+    if (head_starts(reader, png_sig, sizeof png_sig)) {
+        const char *decoder = getenv("GSMOOTH_PNG_DECODER");
+        int libpng_only = decoder && strcmp(decoder, "libpng") == 0;
+        if (!libpng_only && gs_png_fast_takes(reader->head, reader->head_len))
+            return gs_read_png_fast_open(reader, max_pixels, err, err_size);
         return gs_read_png_open(reader, max_pixels, err, err_size);
+    }
     if (head_starts(reader, jpeg_sig, sizeof jpeg_sig))
         return gs_read_jpeg_open(reader, max_pixels, err, err_size);
 
