@@ -1,4 +1,4 @@
-/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER: png, jpeg, stb, pnm), called directly whatever the input's magic bytes, so coverage can be read per format; every row is read and every sample used. */
+/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER: png, pngfast, jpeg, stb, pnm), called directly whatever the input's magic bytes (pngfast: a PNG it takes), so coverage can be read per format; every row is read and every sample used. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +42,7 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
 #define GS_DECODER_jpeg 2
 #define GS_DECODER_stb 3
 #define GS_DECODER_pnm 4
+#define GS_DECODER_pngfast 5
 #define GS_DECODER_ID(name) GS_DECODER_ID_(name)
 #define GS_DECODER_ID_(name) GS_DECODER_##name
 #if GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_png
@@ -52,8 +53,15 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     return gs_read_stb_open(reader, GS_FUZZ_MAX_PIXELS, NULL, err, err_size);
 #elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_pnm
     return gs_read_pnm_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_pngfast
+    /* What reader.c checks before choosing it: the signature, and a header it takes. */
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (reader->head_len < sizeof png_sig || memcmp(reader->head, png_sig, sizeof png_sig) != 0 ||
+        !gs_png_fast_takes(reader->head, reader->head_len))
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "not a PNG the fast path takes");
+    return gs_read_png_fast_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #else
-#error "GS_FUZZ_DECODER must be png, jpeg, stb or pnm"
+#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb or pnm"
 #endif
 }
 

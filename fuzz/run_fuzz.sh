@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_fuzz.sh: builds the libFuzzer harnesses with clang in their own build directory, fuzzes each for its share of SECONDS (default 60), prints executions and findings per harness, and copies every crash into fuzz/regressions/.
-# usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, jpeg, stb, pnm (default all)
+# usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, pngfast, pngdiff, jpeg, stb, pnm (default all)
 # Environment: GS_FUZZ_FORK=N runs N fuzzing processes per harness (libFuzzer -fork=N);
 # GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built;
 # GS_FUZZ_SEEDS=DIR uses seeds made earlier (a machine without python3-pil).
@@ -8,7 +8,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
 [ $# -gt 0 ] && shift
-HARNESSES=${*:-pipeline png jpeg stb pnm}
+HARNESSES=${*:-pipeline png pngfast pngdiff jpeg stb pnm}
 BUILD=${GS_FUZZ_BUILD:-$ROOT/build-fuzz}
 CC_FUZZ=${GS_FUZZ_CC:-clang}
 FORK=${GS_FUZZ_FORK:-0}
@@ -29,8 +29,9 @@ targets=""
 for h in $HARNESSES; do
     case $h in
         pipeline) targets="$targets fuzz_pipeline" ;;
-        png|jpeg|stb|pnm) targets="$targets fuzz_decode_$h" ;;
-        *) echo "run_fuzz.sh: unknown harness '$h' (pipeline, png, jpeg, stb, pnm)" >&2; exit 2 ;;
+        png|pngfast|jpeg|stb|pnm) targets="$targets fuzz_decode_$h" ;;
+        pngdiff) targets="$targets fuzz_png_diff" ;;
+        *) echo "run_fuzz.sh: unknown harness '$h' (pipeline, png, pngfast, pngdiff, jpeg, stb, pnm)" >&2; exit 2 ;;
     esac
 done
 count=$(echo $HARNESSES | wc -w)
@@ -58,8 +59,11 @@ fi
 total_found=0
 failed=0
 for h in $HARNESSES; do
-    bin=fuzz_pipeline
-    [ "$h" = pipeline ] || bin=fuzz_decode_$h
+    case $h in
+        pipeline) bin=fuzz_pipeline ;;
+        pngdiff) bin=fuzz_png_diff ;;
+        *) bin=fuzz_decode_$h ;;
+    esac
     mkdir -p "$BUILD/corpus-$h" "$BUILD/artifacts-$h"
     rm -f "$BUILD/artifacts-$h"/*
     LOG="$BUILD/fuzz-$h.log"

@@ -51,7 +51,7 @@ add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 180)
-foreach(decoder png jpeg stb pnm)
+foreach(decoder png pngfast jpeg stb pnm)
   add_executable(test_fuzz_regressions_${decoder}
     ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
     ${GS_ROBUST_ROOT}/fuzz/fuzz_decode.c)
@@ -62,6 +62,22 @@ foreach(decoder png jpeg stb pnm)
   set_tests_properties(fuzz_regressions_${decoder} PROPERTIES LABELS "robust"
     FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
 endforeach()
+add_executable(test_fuzz_regressions_pngdiff
+  ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c ${GS_ROBUST_ROOT}/fuzz/fuzz_png_diff.c)
+target_link_libraries(test_fuzz_regressions_pngdiff PRIVATE gs_image_io)
+add_test(NAME fuzz_regressions_pngdiff COMMAND $<TARGET_FILE:test_fuzz_regressions_pngdiff>
+  ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
+set_tests_properties(fuzz_regressions_pngdiff PROPERTIES LABELS "robust"
+  FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
+
+# The fast PNG reader against libpng: written PNGs of every kind, the damaged corpus, PNGs
+# of other encoders (tests/png/).
+add_executable(test_png_decoders ${GS_ROBUST_TESTS_DIR}/test_png_decoders.c)
+target_link_libraries(test_png_decoders PRIVATE gs_image_io PkgConfig::PNG PkgConfig::CHECK)
+add_test(NAME png_decoders COMMAND $<TARGET_FILE:test_png_decoders> ${GS_DAMAGED_DIR}
+  ${GS_ROBUST_TESTS_DIR}/png)
+set_tests_properties(png_decoders PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
+  TIMEOUT 300)
 
 # Pipes and FIFOs as input and output (needs the damaged corpus for its valid files).
 add_executable(test_streams ${GS_ROBUST_TESTS_DIR}/test_streams.c)
