@@ -113,8 +113,8 @@ void gs_options_print_help(FILE *to)
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
         "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
         "  --jobs N           batch: files in flight, 1..%u (default: one per core, threads split)\n"
-        "  --compression C    PNG output: fast (stored), default (zlib %d), small (zlib %d)\n"
-        "  --png-level N      PNG output: zlib level 0..%d (same pixels at every level)\n"
+        "  --compression C    PNG output: fast (level %d), default (%d), small (%d)\n"
+        "  --png-level N      PNG output: 0 stored, 1..3 ISA-L, 4..%d zlib (same pixels)\n"
         "  --quiet            no notes on stderr (errors are still printed)\n"
         "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
         "                     shown by default in batch mode when stderr is a terminal\n"
@@ -131,8 +131,8 @@ void gs_options_print_help(FILE *to)
         "(colon-separated plugin directories).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
         GS_DEFAULT_ITERS, GS_PLUGIN_MAX_ITERS, GS_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
-        (unsigned long long)GS_DEFAULT_MAX_PIXELS, GS_MAX_JOBS, GS_PNG_LEVEL_DEFAULT,
-        GS_PNG_LEVEL_SMALL, GS_PNG_LEVEL_MAX);
+        (unsigned long long)GS_DEFAULT_MAX_PIXELS, GS_MAX_JOBS, GS_PNG_LEVEL_FAST,
+        GS_PNG_LEVEL_DEFAULT, GS_PNG_LEVEL_SMALL, GS_PNG_LEVEL_MAX);
 }
 
 gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)

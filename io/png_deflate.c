@@ -1,6 +1,7 @@
 /* png_deflate.c: a zlib stream deflated in fixed-size pieces on worker threads, each primed with the previous piece's last 32 KiB and ended with a sync flush, handed to a sink in order. */
 #include "png_deflate.h"
 
+#include <isa-l.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,11 @@
 #define RAW_WINDOW_BITS (-15)
 /* Room added to deflateBound for the sync flush marker that ends a piece. */
 #define FLUSH_MARKER_ROOM 64
+/* Levels 1 to 3 are ISA-L's (igzip): on the smoothed 4096x4096 mosaic its level 2 took 69 ms
+ * and wrote 5.87 MB where zlib's level 1 took 304 ms for 6.23 MB (bench/NOTES_E2E.md).
+ * Level 0 (stored) and 4 to 9 are zlib's. */
+#define ISAL_LEVEL_MIN 1
+#define ISAL_LEVEL_MAX 3
 _Static_assert(CHUNK_BYTES >= DICT_BYTES, "a full piece must hold a whole dictionary");
 _Static_assert(CHUNK_BYTES <= (1u << 30), "a piece's deflated size must fit zlib's uInt and one IDAT");
 
@@ -61,8 +67,7 @@ struct gs_deflate {
     size_t tail_len;           /* bytes in `tail` */
     uint64_t next_write;       /* sequence number of the next piece to hand out */
     uLong adler;               /* Adler-32 of everything handed out so far */
-    z_stream inline_z;         /* deflate state when there are no workers */
-    int inline_ready;          /* inline_z was initialised */
+    struct compressor *inline_c; /* the compressor when there are no workers */
     pthread_t *threads;        /* workers; NULL when deflating on the caller's thread */
     unsigned thread_count;     /* workers started */
     pthread_mutex_t lock;      /* guards piece states and `stopping` */
@@ -91,48 +96,114 @@ static piece_state get_state(gs_deflate *d, piece *p)
     return state;
 }
 
-/* Deflate one piece with `z` (raw deflate, already initialised at the stream's level).
- * Returns Z_OK or a zlib error. */
-static int deflate_piece(z_stream *z, piece *p)
+/* One thread's raw-deflate state: zlib's or ISA-L's, by level. */
+typedef struct compressor {
+    int level;               /* the stream's level */
+    int isal;                /* ISA-L does this level */
+    z_stream z;              /* zlib's state (zlib levels), initialised once */
+    struct isal_zstream iz;  /* ISA-L's state, set up afresh for each piece */
+    uint8_t *level_buf;      /* ISA-L's working memory for levels 1 to 3 */
+} compressor;
+
+static void compressor_free(compressor *c)
+{
+    if (!c) return;
+    if (!c->isal) deflateEnd(&c->z);
+    free(c->level_buf);
+    free(c);
+}
+
+static compressor *compressor_new(int level)
+{
+    compressor *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->level = level;
+    c->isal = level >= ISAL_LEVEL_MIN && level <= ISAL_LEVEL_MAX;
+    if (c->isal) {
+        c->level_buf = malloc(ISAL_DEF_LVL3_DEFAULT);
+        if (c->level_buf) return c;
+    } else if (deflateInit2(&c->z, level, Z_DEFLATED, RAW_WINDOW_BITS, ZLIB_MEM_LEVEL,
+                            Z_DEFAULT_STRATEGY) == Z_OK) {
+        return c;
+    } else {
+        c->isal = 1; /* nothing to deflateEnd */
+    }
+    compressor_free(c);
+    return NULL;
+}
+
+/* Make room in p->out when a piece came out larger than deflateBound (flush markers). */
+static int grow_out(piece *p)
+{
+    size_t cap = p->out_cap * 2;
+    unsigned char *out = realloc(p->out, cap);
+    if (!out) return -1;
+    p->out = out, p->out_cap = cap;
+    return 0;
+}
+
+/* Deflate one piece with zlib: primed with its dictionary, ended by a sync flush (or the
+ * stream's end). 0, or -1 on failure. */
+static int zlib_piece(z_stream *z, piece *p)
 {
     int zr = deflateReset(z);
     if (zr == Z_OK && p->dict_len) zr = deflateSetDictionary(z, p->dict, (uInt)p->dict_len);
-    if (zr != Z_OK) return zr;
-    p->adler = adler32(1L, p->in, (uInt)p->in_len);
+    if (zr != Z_OK) return -1;
     z->next_in = p->in;
     z->avail_in = (uInt)p->in_len;
-    p->out_len = 0;
     const int flush = p->last ? Z_FINISH : Z_SYNC_FLUSH;
     for (;;) {
-        if (p->out_len == p->out_cap) { /* deflateBound was exceeded: only by flush markers */
-            size_t cap = p->out_cap * 2;
-            unsigned char *out = realloc(p->out, cap);
-            if (!out) return Z_MEM_ERROR;
-            p->out = out, p->out_cap = cap;
-        }
+        if (p->out_len == p->out_cap && grow_out(p) != 0) return -1;
         z->next_out = p->out + p->out_len;
         z->avail_out = (uInt)(p->out_cap - p->out_len);
         zr = deflate(z, flush);
         p->out_len = p->out_cap - z->avail_out;
-        if (zr == Z_STREAM_END) break;
-        if (zr != Z_OK && zr != Z_BUF_ERROR) return zr;
+        if (zr == Z_STREAM_END) return 0;
+        if (zr != Z_OK && zr != Z_BUF_ERROR) return -1;
         /* Z_SYNC_FLUSH is complete when input is used up and output space is left over. */
-        if (!p->last && z->avail_in == 0 && z->avail_out > 0) break;
+        if (!p->last && z->avail_in == 0 && z->avail_out > 0) return 0;
     }
-    return Z_OK;
 }
 
-static int zstream_init(z_stream *z, int level)
+/* The same with ISA-L: a fresh stream per piece, primed, sync-flushed or ended. */
+static int isal_piece(compressor *c, piece *p)
 {
-    memset(z, 0, sizeof *z);
-    return deflateInit2(z, level, Z_DEFLATED, RAW_WINDOW_BITS, ZLIB_MEM_LEVEL, Z_DEFAULT_STRATEGY);
+    struct isal_zstream *iz = &c->iz;
+    isal_deflate_init(iz);
+    iz->level = (uint32_t)c->level;
+    iz->level_buf = c->level_buf;
+    iz->level_buf_size = ISAL_DEF_LVL3_DEFAULT;
+    iz->gzip_flag = IGZIP_DEFLATE;
+    if (p->dict_len && isal_deflate_set_dict(iz, p->dict, (uint32_t)p->dict_len) != COMP_OK) return -1;
+    iz->flush = SYNC_FLUSH;
+    iz->end_of_stream = (uint16_t)(p->last != 0);
+    iz->next_in = p->in;
+    iz->avail_in = (uint32_t)p->in_len;
+    for (;;) {
+        if (p->out_len == p->out_cap && grow_out(p) != 0) return -1;
+        iz->next_out = p->out + p->out_len;
+        iz->avail_out = (uint32_t)(p->out_cap - p->out_len);
+        if (isal_deflate(iz) != COMP_OK) return -1;
+        p->out_len = p->out_cap - iz->avail_out;
+        /* Done once the input is in and there was room left: nothing is held back. */
+        if (iz->avail_in == 0 && iz->avail_out > 0 &&
+            (!p->last || iz->internal_state.state == ZSTATE_END))
+            return 0;
+    }
+}
+
+/* Deflate one piece; 0, or -1 (out of memory, or a compressor error). */
+static int deflate_piece(compressor *c, piece *p)
+{
+    p->adler = adler32(1L, p->in, (uInt)p->in_len);
+    p->out_len = 0;
+    return c->isal ? isal_piece(c, p) : zlib_piece(&c->z, p);
 }
 
 static void *worker_main(void *arg)
 {
     gs_deflate *d = arg;
-    z_stream z;
-    int ready = zstream_init(&z, d->level) == Z_OK;
+    compressor *c = compressor_new(d->level);
     pthread_mutex_lock(&d->lock);
     for (;;) {
         /* Pieces are queued and taken in sequence, so the slot of next_queued holds that
@@ -143,13 +214,13 @@ static void *worker_main(void *arg)
         piece *p = piece_at(d, d->next_queued++);
         p->state = PIECE_WORKING;
         pthread_mutex_unlock(&d->lock);
-        int ok = ready && deflate_piece(&z, p) == Z_OK;
+        int ok = c && deflate_piece(c, p) == 0;
         pthread_mutex_lock(&d->lock);
         p->state = ok ? PIECE_DONE : PIECE_FAILED;
         pthread_cond_broadcast(&d->done);
     }
     pthread_mutex_unlock(&d->lock);
-    if (ready) deflateEnd(&z);
+    compressor_free(c);
     return NULL;
 }
 
@@ -214,7 +285,7 @@ static gs_status submit(gs_deflate *d, int last, char *err, size_t err_size)
     d->tail_len = p->in_len < DICT_BYTES ? p->in_len : DICT_BYTES;
     memcpy(d->tail, p->in + p->in_len - d->tail_len, d->tail_len);
     if (!d->threads) {
-        p->state = deflate_piece(&d->inline_z, p) == Z_OK ? PIECE_DONE : PIECE_FAILED;
+        p->state = deflate_piece(d->inline_c, p) == 0 ? PIECE_DONE : PIECE_FAILED;
     } else {
         pthread_mutex_lock(&d->lock);
         p->state = PIECE_QUEUED;
@@ -294,7 +365,7 @@ void gs_deflate_close(gs_deflate *d)
         pthread_cond_destroy(&d->work);
         pthread_mutex_destroy(&d->lock);
     }
-    if (d->inline_ready) deflateEnd(&d->inline_z);
+    compressor_free(d->inline_c);
     for (unsigned i = 0; d->pieces && i < d->slots; i++) {
         free(d->pieces[i].in);
         free(d->pieces[i].dict);
@@ -356,11 +427,11 @@ gs_status gs_deflate_open(int level, unsigned threads, size_t max_append, gs_def
         start_workers(d, threads);
     }
     if (!d->threads) { /* one thread wanted, or none could start: deflate inline, same bytes */
-        if (zstream_init(&d->inline_z, level) != Z_OK) {
+        d->inline_c = compressor_new(level);
+        if (!d->inline_c) {
             rc = gs_fail(err, err_size, GS_ERR_NOMEM, "cannot set up the PNG encoder");
             goto cleanup;
         }
-        d->inline_ready = 1;
     }
     *out = d;
     d = NULL;

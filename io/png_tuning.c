@@ -21,7 +21,7 @@ gs_status gs_png_level_parse(const char *text, int *level, char *err, size_t err
         const char *name;
         int level;
     } presets[] = {
-        {"fast", GS_PNG_LEVEL_STORE}, {"default", GS_PNG_LEVEL_DEFAULT}, {"small", GS_PNG_LEVEL_SMALL}};
+        {"fast", GS_PNG_LEVEL_FAST}, {"default", GS_PNG_LEVEL_DEFAULT}, {"small", GS_PNG_LEVEL_SMALL}};
     for (size_t i = 0; text && i < sizeof presets / sizeof presets[0]; i++) {
         if (strcmp(text, presets[i].name) == 0) {
             *level = presets[i].level;

@@ -7,20 +7,20 @@
 #include "status.h"
 
 /*
- * The level is zlib's deflate level applied to Sub-filtered rows (bench/NOTES_E2E.md has
- * the measurements behind every number here):
- *   0      stored, no deflate: fastest (the decode floor), 2.4x vips' size on the mosaic.
- *   1      the default: zlib's fastest real compression; on the 4096x4096 photo mosaic,
- *          smoothed, 0.89x the size of `vips conv`'s PNG (0.98x on samples/landscape).
- *   2..5   4% to 12% smaller than 1, at up to ~2x its deflate time.
- *   6      zlib's own default: 15% smaller than 1, ~4x the time.
- *   7..9   a further 1-3%, at 5x to 23x the time of 1: rarely worth it.
- * Named presets: "fast" = 0, "default" = 1, "small" = 6.
+ * The level of the deflate applied to Sub-filtered rows (bench/NOTES_E2E.md has the
+ * measurements behind every number here; the smoothed 4096x4096 photo mosaic, 2 cores):
+ *   0      stored, no deflate: 16.8 MB, 2.9x the size of level 2, and no faster to write.
+ *   1..3   ISA-L's igzip levels: 5.93 / 5.87 / 5.90 MB in 33-48 ms of encode phase.
+ *          2 is the default: 0.84x the size of `vips conv`'s PNG (bench/e2e_bench.sh).
+ *   4..9   zlib's levels: 4 gives 5.59 MB in 339 ms, 6 (zlib's own default) 5.28 MB in
+ *          1.13 s, 9 5.11 MB in 7.6 s: rarely worth it.
+ * Named presets: "fast" = 1, "default" = 2, "small" = 6.
  * Whatever the level or thread count, the decoded pixels are the same; for one level the
  * file's bytes do not depend on the thread count either.
  */
-#define GS_PNG_LEVEL_STORE 0   /* "fast" */
-#define GS_PNG_LEVEL_DEFAULT 1 /* "default" */
+#define GS_PNG_LEVEL_STORE 0   /* stored */
+#define GS_PNG_LEVEL_FAST 1    /* "fast" */
+#define GS_PNG_LEVEL_DEFAULT 2 /* "default" */
 #define GS_PNG_LEVEL_SMALL 6   /* "small" */
 #define GS_PNG_LEVEL_MAX 9
 
