@@ -1,8 +1,9 @@
 """make_bench_images.py: builds the end-to-end benchmark's inputs: 8-bit gray PNG mosaics of photo-like tiles (scripts/imagegen.py), never noise or flat fields.
 
-Usage: /usr/bin/python3 bench/make_bench_images.py OUTDIR [--batch N] [--big]
+Usage: /usr/bin/python3 bench/make_bench_images.py OUTDIR [--batch N] [--big] [--giga]
 Writes OUTDIR/mosaic4096.png (4096x4096, 16 distinct seeds), OUTDIR/batch/img_NN.png
-(N images of 2048x2048, default 64) and with --big OUTDIR/mosaic8192.png (8192x8192).
+(N images of 2048x2048, default 64), with --big OUTDIR/mosaic8192.png (8192x8192), and with
+--giga OUTDIR/mosaic32768.png (32768x32768, one gigapixel, written band by band).
 Files that already exist are kept, so a second run costs nothing.
 
 Why gray: gsmooth smooths gray samples (colour input is converted to luma first), so a
@@ -83,6 +84,30 @@ def write_png(path, img):
     os.replace(tmp, path)
 
 
+def paeth_band(img, above):
+    """paeth_filter for a band of rows whose row above is `above` (zeros for the first)."""
+    return paeth_filter(np.concatenate([above[None, :], img]))[1:]
+
+
+def write_png_bands(path, bands, w, h):
+    """A PNG from an iterator of row bands, deflated as a stream: memory is one band."""
+    comp = zlib.compressobj(ZLIB_LEVEL)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)))
+        above = np.zeros(w, dtype=np.uint8)
+        for band in bands:
+            raw = np.empty((band.shape[0], w + 1), dtype=np.uint8)
+            raw[:, 0] = 4
+            raw[:, 1:] = paeth_band(band, above)
+            above = band[-1].copy()
+            data = comp.compress(raw.tobytes())
+            if data:
+                f.write(chunk(b"IDAT", data))
+        f.write(chunk(b"IDAT", comp.flush()) + chunk(b"IEND", b""))
+    os.replace(tmp, path)
+
+
 def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
@@ -90,6 +115,7 @@ def main(argv):
     out = argv[1]
     batch = 64
     big = "--big" in argv
+    giga = "--giga" in argv
     if "--batch" in argv:
         batch = int(argv[argv.index("--batch") + 1])
     os.makedirs(os.path.join(out, "batch"), exist_ok=True)
@@ -97,6 +123,8 @@ def main(argv):
     wanted += [os.path.join(out, "batch", "img_%02d.png" % i) for i in range(batch)]
     if big:
         wanted.append(os.path.join(out, "mosaic8192.png"))
+    if giga:
+        wanted.append(os.path.join(out, "mosaic32768.png"))
     if all(os.path.exists(p) for p in wanted):
         return 0
     pool = tile_pool()
@@ -107,6 +135,11 @@ def main(argv):
     for path, ty, tx, first in jobs:
         if not os.path.exists(path):
             write_png(path, mosaic(pool, ty, tx, first))
+    giga_path = os.path.join(out, "mosaic32768.png")
+    if giga and not os.path.exists(giga_path):
+        side = 32 * TILE
+        bands = (mosaic(pool, 1, 32, 7 + 32 * ty) for ty in range(32))
+        write_png_bands(giga_path, bands, side, side)
     return 0
 
 

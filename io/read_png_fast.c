@@ -639,8 +639,9 @@ gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *er
     if (dec->batches_total >= THREAD_MIN_BATCHES && reader->src.fd < 0 &&
         pthread_mutex_init(&dec->lock, NULL) == 0) {
         pthread_cond_init(&dec->changed, NULL);
-        dec->threaded = pthread_create(&dec->thread, NULL, inflate_main, dec) == 0;
-        if (!dec->threaded) {
+        dec->threaded = 1; /* before the thread starts: it reads the flag */
+        if (pthread_create(&dec->thread, NULL, inflate_main, dec) != 0) {
+            dec->threaded = 0;
             pthread_cond_destroy(&dec->changed);
             pthread_mutex_destroy(&dec->lock);
         }
