@@ -1,5 +1,5 @@
 #!/bin/sh
-# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb, Debian's libjpeg-turbo) into .device/, carried with each device call.
+# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb, Debian's libjpeg-turbo, ISA-L) into .device/, carried with each device call.
 # Run here, from the repository root, before a device call; bench/run_gpu.sh puts
 # .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
 # on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.
@@ -8,7 +8,7 @@ dest=.device
 mkdir -p "$dest/lib" "$dest/include"
 libdir=/usr/lib/x86_64-linux-gnu
 # libjpeg.so.62 (Debian's libjpeg-turbo): Ubuntu's is libjpeg.so.8, another soname.
-for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*'; do
+for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*' 'libisal.so*'; do
     for f in $libdir/$pattern; do
         [ -e "$f" ] && cp -a "$f" "$dest/lib/"
     done

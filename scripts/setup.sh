@@ -2,10 +2,11 @@
 # setup.sh: installs what gsmooth needs (Debian/Ubuntu, as root), builds it into build/, and smooths a bundled sample.
 set -eu
 cd "$(dirname "$0")/.."
-# Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libstb-dev
+# Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libisal-dev
+# is ISA-L, for the fast PNG reader and writer; libstb-dev
 # gives the stb headers, compiled in); python3-numpy and python3-pil serve the golden
 # cross-check.
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev zlib1g-dev libstb-dev check python3-numpy python3-pil"
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev zlib1g-dev libstb-dev check python3-numpy python3-pil"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
