@@ -17,9 +17,10 @@
  *   ancillary chunk with a bad CRC is dropped; an unknown critical chunk is an error;
  * - a palette image needs its PLTE (at most 256 entries, a multiple of 3 bytes) before
  *   IDAT; indices past the palette give black, as libpng's zero-filled palette does;
- * - the image data is the IDAT chunks in a row; the zlib stream must deliver every row;
- *   after the last row libpng only warns about the stream (extra data, a bad Adler-32,
- *   an early end), but running out of input or a bad CRC in the IDAT it reads still fails;
+ * - the image data is the IDAT chunks in a row; the zlib stream must deliver every row
+ *   and end before the IDAT chunks do; a stream error read in the same call as the last
+ *   row fails, one read after it (extra data, a bad Adler-32 in a later IDAT) is only a
+ *   libpng warning; running out of input or a bad CRC in the IDAT it reads fails;
  * - an input that ends early is an error anywhere up to the end of the IDAT data.
  */
 
@@ -188,8 +189,10 @@ static gs_status refill(decoder *dec, char *err, size_t err_size)
     return GS_OK;
 }
 
-/* Inflate `bytes` bytes into `out`. GS_ERR_FORMAT when the data ends or is corrupt; a bad
- * Adler-32 found once every byte asked for is out is left to finish_image_data's rules. */
+/* Inflate `bytes` bytes into `out`. GS_ERR_FORMAT when the data ends or is corrupt, also
+ * when the corruption (a bad Adler-32, say) shows in the call that completes the last row:
+ * zlib, like ISA-L, reads the stream's end there if it is in the same IDAT, and libpng
+ * fails on it. */
 static gs_status inflate_into(decoder *dec, unsigned char *out, size_t bytes, char *err,
                               size_t err_size)
 {
@@ -205,12 +208,8 @@ static gs_status inflate_into(decoder *dec, unsigned char *out, size_t bytes, ch
                 return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
         }
         int zr = isal_inflate(&dec->zs);
-        if (zr == ISAL_INCORRECT_CHECKSUM && dec->zs.avail_out == 0) {
-            dec->stream_ended = 1; /* libpng: a benign error once the rows are out */
-            break;
-        }
         if (zr != ISAL_DECOMP_OK && zr != ISAL_END_INPUT && zr != ISAL_OUT_OVERFLOW)
-            return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s",
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: IDAT: %s",
                            zr == ISAL_INCORRECT_CHECKSUM ? "incorrect data check" : "invalid compressed data");
         if (dec->zs.block_state == ISAL_BLOCK_FINISH) dec->stream_ended = 1;
     }
@@ -218,16 +217,18 @@ static gs_status inflate_into(decoder *dec, unsigned char *out, size_t bytes, ch
 }
 
 /* After the last row libpng reads on until the zlib stream ends (what zlib says then is
- * only a warning), then to the end of that IDAT chunk and its CRC; running out of input
- * or a bad CRC still fails. */
+ * only a warning: extra data, a bad Adler-32 in a later IDAT), then to the end of that IDAT
+ * chunk and its CRC. Running out of input, IDAT chunks that end before the stream does, or
+ * a bad CRC still fail. */
 static gs_status finish_image_data(decoder *dec, char *err, size_t err_size)
 {
     unsigned char scratch[4096];
-    while (!dec->stream_ended && !dec->idat_over) {
+    while (!dec->stream_ended) {
         if (dec->zs.avail_in == 0) {
             gs_status rc = refill(dec, err, err_size);
             if (rc != GS_OK) return rc;
-            if (dec->zs.avail_in == 0) break; /* the IDAT chunks ended first */
+            if (dec->zs.avail_in == 0)
+                return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
         }
         dec->zs.next_out = scratch;
         dec->zs.avail_out = sizeof scratch;

@@ -195,6 +195,38 @@ def png_header_lies(out_dir, gray_png):
             struct.pack(">I", 0x7FFFFFF0) + tag + b"key\0value", "fail")
 
 
+def png_stream_trailers(out_dir):
+    """The zlib stream's end, where libpng's verdict turns on which IDAT holds it: a stream
+    error zlib meets while inflating the last row fails, one met afterwards (reading on to
+    the stream's end) is only a warning. The fast reader must give the same verdicts."""
+    width, height = 64, 40
+    rows = b"".join(b"\x00" + bytes((x * 3 + y * 5) & 0xFF for x in range(width))
+                    for y in range(height))
+    whole = zlib.compress(rows, 6)
+    body, adler = whole[:-4], whole[-4:]
+    bad_adler = bytes(b ^ 0xFF for b in adler)
+    head = PNG_SIG + png_ihdr(width, height)
+    iend = png_chunk(b"IEND", b"")
+    cases_here = [
+        ("trailer_ok.png", [whole], "ok"),
+        # the Adler-32 in the IDAT of the last row: zlib reports it with that row
+        ("trailer_bad_adler.png", [body + bad_adler], "fail"),
+        # the same bad Adler-32 alone in a second IDAT: read after the rows, a warning
+        ("trailer_bad_adler_split.png", [body, bad_adler], "ok"),
+        # the IDAT chunks end where the Adler-32 should start
+        ("trailer_no_adler.png", [body], "fail"),
+        # bytes after the stream's end, in its IDAT and in an IDAT of their own
+        ("trailer_extra_data.png", [whole + b"junk after the stream"], "ok"),
+        ("trailer_extra_idat.png", [whole, b"junk after the stream"], "ok"),
+    ]
+    flushed = zlib.compressobj(6)
+    cut = flushed.compress(rows) + flushed.flush(zlib.Z_SYNC_FLUSH)
+    # every row is there, but the stream never ends (no final block, no Adler-32)
+    cases_here.append(("trailer_stream_cut_after_rows.png", [cut], "fail"))
+    for name, idats, expect in cases_here:
+        add(out_dir, name, head + b"".join(png_chunk(b"IDAT", d) for d in idats) + iend, expect)
+
+
 def bombs(out_dir):
     zeros = zlib.compressobj(9)
     row = bytes(BOMB_SIDE + 1)  # filter byte 0, then zero samples
@@ -311,6 +343,7 @@ def main():
             truncations(out_dir, name, data)
         flips(out_dir, name, data, rng, checksummed)
     png_header_lies(out_dir, files["gray.png"])
+    png_stream_trailers(out_dir)
     bombs(out_dir)
     netpbm_lies(out_dir)
     splices(out_dir, files)
