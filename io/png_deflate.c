@@ -195,7 +195,7 @@ static int isal_piece(compressor *c, piece *p)
 /* Deflate one piece; 0, or -1 (out of memory, or a compressor error). */
 static int deflate_piece(compressor *c, piece *p)
 {
-    p->adler = adler32(1L, p->in, (uInt)p->in_len);
+    p->adler = isal_adler32(1, p->in, p->in_len); /* AVX2; zlib's adler32 was 3% of a 1 Gpx run */
     p->out_len = 0;
     return c->isal ? isal_piece(c, p) : zlib_piece(&c->z, p);
 }
