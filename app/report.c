@@ -92,7 +92,7 @@ void gs_report_backends(gs_backend_list *list, int verbose)
                b->available ? "available" : "unavailable", b->desc->description);
         if (!verbose) continue;
         char ops[128];
-        gs_ops_text(b->desc->ops, ops, sizeof ops);
+        gs_ops_text(b->ops, ops, sizeof ops);
         printf("  path:   %s\n  ABI:    %u.%u\n  ops:    %s\n  depths: %s%s\n  probe:  %s\n",
                b->path, b->desc->abi_major, b->desc->abi_minor, ops,
                b->desc->depths & GS_DEPTH_U8 ? "8 " : "",

@@ -19,6 +19,8 @@
 /* The descriptor's size in ABI 1.0. A later minor appends fields; plugins built for 1.0
  * stay valid, and appended fields are read only when struct_size covers them. */
 #define GS_DESC_SIZE_1_0 (offsetof(gs_plugin_desc, timings) + sizeof(void (*)(void)))
+/* ... and in ABI 1.1, which appended smooth_axes. */
+#define GS_DESC_SIZE_1_1 (offsetof(gs_plugin_desc, smooth_axes) + sizeof(void (*)(void)))
 /* Largest buffer alignment a plugin may ask for (a page). */
 #define GS_MAX_PLUGIN_ALIGNMENT 4096u
 
@@ -78,6 +80,15 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
         ((d->ops & GS_OP_INTEGRAL_2D) && !d->integral_2d)) {
         refuse(out, "descriptor is incomplete (missing name, function or size)");
         goto cleanup;
+    }
+    /* An op of ABI 1.1 counts only from a 1.1 descriptor that carries its function. */
+    out->ops = d->ops & (GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D);
+    if (d->abi_minor >= 1 && d->struct_size >= GS_DESC_SIZE_1_1 && (d->ops & GS_OP_SMOOTH_AXES)) {
+        if (!d->smooth_axes) {
+            refuse(out, "descriptor is incomplete (declares smooth-axes without its function)");
+            goto cleanup;
+        }
+        out->ops |= GS_OP_SMOOTH_AXES;
     }
     if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||
         d->alignment > GS_MAX_PLUGIN_ALIGNMENT) {
@@ -186,7 +197,8 @@ void gs_backends_free(gs_backend_list *list)
 
 void gs_ops_text(uint32_t ops, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%s%s%s", ops & GS_OP_SMOOTH_ROWS ? "smooth " : "",
+    snprintf(buf, size, "%s%s%s%s%s", ops & GS_OP_SMOOTH_ROWS ? "smooth " : "",
+             ops & GS_OP_SMOOTH_AXES ? "smooth-axes " : "",
              ops & GS_OP_INTEGRAL_ROWS ? "integral-rows " : "",
              ops & GS_OP_INTEGRAL_2D ? "integral-2d " : "", ops ? "" : "none");
     size_t n = strlen(buf);
@@ -199,7 +211,7 @@ static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
     if (!b->available)
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s cannot run here: %s",
                        b->desc->name, b->probe_msg);
-    if ((b->desc->ops & ops) != ops)
+    if ((b->ops & ops) != ops)
         return gs_fail(err, err_size, GS_ERR_BACKEND,
                        "backend %s does not implement this operation", b->desc->name);
     return GS_OK;

@@ -21,6 +21,8 @@ uint64_t gs_auto_cuda_min_work(void);
 typedef struct gs_backend {
     char path[PATH_MAX];          /* full path it was loaded from */
     const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
+    uint32_t ops;                 /* GS_OP_* it really offers: desc->ops less the bits of a
+                                     newer minor than the plugin's (read these, not desc->ops) */
     int probed;                   /* probe has run (gs_backend_probe) */
     int available;                /* probe passed (valid once probed) */
     char probe_msg[GS_ERR_SIZE];  /* probe's words (reason, or what was found) */

@@ -1,6 +1,8 @@
 /* reference.c: the plain C "gold" implementation of smoothing and integrals, written for obviousness, not speed. */
 #include "reference.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stencil_math.h"
@@ -30,24 +32,68 @@ static void store_integer(void *row, uint32_t x, uint32_t bits, uint64_t v)
     }
 }
 
-void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
-                       uint32_t iters, float *scratch)
+/* `iters` passes over n floats spaced `step` apart, starting in a and ping-ponging with b;
+ * returns the buffer that holds the result (a or b). */
+static float *passes_1d(float *a, float *b, size_t n, size_t step, uint32_t iters)
 {
-    float *a = scratch, *b = scratch + width;
-    const float maxval = bits == 16 ? 65535.0f : 255.0f;
-    for (uint32_t x = 0; x < width; ++x) a[x] = load_sample(in, x, bits);
     for (uint32_t k = 0; k < iters; ++k) {
         /* Double buffering: each pass reads only the previous one. */
-        for (uint32_t x = 0; x < width; ++x) {
-            if (width == 1) b[x] = a[x];
-            else if (x == 0) b[x] = gs_mean2(a[0], a[1]);
-            else if (x == width - 1) b[x] = gs_mean2(a[x - 1], a[x]);
-            else b[x] = gs_mean3(a[x - 1], a[x], a[x + 1]);
+        for (size_t i = 0; i < n; ++i) {
+            const float *c = a + i * step;
+            float v;
+            if (n == 1) v = c[0];
+            else if (i == 0) v = gs_mean2(c[0], c[step]);
+            else if (i == n - 1) v = gs_mean2(c[-(ptrdiff_t)step], c[0]);
+            else v = gs_mean3(c[-(ptrdiff_t)step], c[0], c[step]);
+            b[i * step] = v;
         }
         float *t = a; a = b; b = t;
     }
+    return a;
+}
+
+void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
+                       uint32_t iters, float *scratch)
+{
+    const float maxval = bits == 16 ? 65535.0f : 255.0f;
+    for (uint32_t x = 0; x < width; ++x) scratch[x] = load_sample(in, x, bits);
+    const float *a = passes_1d(scratch, scratch + width, width, 1, iters);
     for (uint32_t x = 0; x < width; ++x)
         store_integer(out, x, bits, (uint64_t)gs_quantize(a[x], maxval));
+}
+
+int gs_ref_smooth_image(const void *in, size_t in_stride, void *out, size_t out_stride,
+                        uint32_t width, uint32_t height, uint32_t bits, uint32_t iters,
+                        uint32_t axes)
+{
+    const size_t n = (size_t)width * height;
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    if (!a || !b) {
+        free(a), free(b);
+        return -1;
+    }
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x)
+            a[(size_t)y * width + x] = load_sample((const uint8_t *)in + y * in_stride, x, bits);
+    if (axes & GS_REF_AXIS_X)
+        for (uint32_t y = 0; y < height; ++y) {
+            float *row = a + (size_t)y * width;
+            const float *r = passes_1d(row, b + (size_t)y * width, width, 1, iters);
+            if (r != row) memcpy(row, r, width * sizeof *row);
+        }
+    if (axes & GS_REF_AXIS_Y)
+        for (uint32_t x = 0; x < width; ++x) {
+            const float *r = passes_1d(a + x, b + x, height, width, iters);
+            if (r != a + x)
+                for (uint32_t y = 0; y < height; ++y) a[(size_t)y * width + x] = r[(size_t)y * width];
+        }
+    const float maxval = bits == 16 ? 65535.0f : 255.0f;
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x)
+            store_integer((uint8_t *)out + y * out_stride, x, bits,
+                          (uint64_t)gs_quantize(a[(size_t)y * width + x], maxval));
+    free(a), free(b);
+    return 0;
 }
 
 void gs_ref_integral_row(const void *in, void *out, uint32_t width, uint32_t in_bits,

@@ -2,12 +2,24 @@
 #ifndef GS_REFERENCE_H
 #define GS_REFERENCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Smooth one row of `width` samples of `bits` bits (8 or 16) `iters` times, in -> out
  * (may alias). `scratch` holds 2 * width floats. */
 void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
                        uint32_t iters, float *scratch);
+
+/* Axes for gs_ref_smooth_image (the ABI's GS_AXIS_* values). */
+#define GS_REF_AXIS_X 1u
+#define GS_REF_AXIS_Y 2u
+
+/* Smooth a whole image (rows of `width` samples, `bits` 8 or 16) along `axes`: `iters`
+ * passes along each row (X), then `iters` down each column (Y) on those floats, rounded
+ * once. in and out may be the same buffer. 0, or -1 when out of memory. */
+int gs_ref_smooth_image(const void *in, size_t in_stride, void *out, size_t out_stride,
+                        uint32_t width, uint32_t height, uint32_t bits, uint32_t iters,
+                        uint32_t axes);
 
 /* Inclusive prefix sum of one row: in (in_bits 8/16) -> out (out_bits 32/64). */
 void gs_ref_integral_row(const void *in, void *out, uint32_t width, uint32_t in_bits,

@@ -3,6 +3,7 @@
 #define GS_PLUGIN_UTIL_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gsmooth/gsmooth_plugin.h"
@@ -39,6 +40,24 @@ static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, c
              s->dst_stride < (size_t)s->width * (s->out_bits / 8))
         why = "stride shorter than a row";
     return why ? gs_plugin_fail(err, err_size, prc, "%s", why) : GS_PLUGIN_OK;
+}
+
+/* The checks of gs_strip_check for smoothing, and those of a smooth_axes call: known axes,
+ * at least one; passes within the limit; a window height that fits 32 bits. */
+static inline gs_plugin_status gs_window_check(const gs_strip *s, uint32_t axes,
+                                               uint32_t halo_above, uint32_t halo_below,
+                                               uint32_t iters, char *err, size_t err_size)
+{
+    gs_plugin_status prc = gs_strip_check(s, 0, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
+    if (axes == 0 || (axes & ~(GS_AXIS_X | GS_AXIS_Y)) != 0)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "unknown axes 0x%x", axes);
+    if (iters > GS_PLUGIN_MAX_ITERS)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
+                              GS_PLUGIN_MAX_ITERS);
+    if ((uint64_t)halo_above + s->rows + halo_below > UINT32_MAX)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "window taller than 2^32 rows");
+    return GS_PLUGIN_OK;
 }
 
 #endif /* GS_PLUGIN_UTIL_H */

@@ -185,6 +185,88 @@ static void check_integrals(uint32_t w, uint32_t h, uint32_t bits, int all_max)
     free(in);
 }
 
+/* The image reference's columns are its rows, transposed: smoothing down the columns
+ * equals smoothing the rows of the transposed image (the row reference, independent of
+ * gs_ref_smooth_image's column code). */
+START_TEST(reference_columns_are_transposed_rows)
+{
+    const uint32_t w = 37, h = 23, k = 4;
+    uint8_t in[23 * 37], out[23 * 37], t_in[37 * 23], t_out[37 * 23];
+    float scratch[2 * 23];
+    fill_random(in, sizeof in, 8);
+    ck_assert_int_eq(gs_ref_smooth_image(in, w, out, w, w, h, 8, k, GS_REF_AXIS_Y), 0);
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) t_in[x * h + y] = in[y * w + x];
+    for (uint32_t x = 0; x < w; ++x) gs_ref_smooth_row(t_in + x * h, t_out + x * h, h, 8, k, scratch);
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+            ck_assert_msg(out[y * w + x] == t_out[x * h + y], "column reference differs at %u,%u", x, y);
+    /* And a hand-computed column: 0, 3, 6 once -> 1.5, 3, 4.5 -> 2 (ties to even), 3, 4. */
+    uint8_t col[3] = {0, 3, 6}, col_out[3];
+    ck_assert_int_eq(gs_ref_smooth_image(col, 1, col_out, 1, 1, 3, 8, 1, GS_REF_AXIS_Y), 0);
+    ck_assert_uint_eq(col_out[0], 2);
+    ck_assert_uint_eq(col_out[1], 3);
+    ck_assert_uint_eq(col_out[2], 4);
+}
+END_TEST
+
+/* One image through gs_cpu_smooth_window in strips of `strip` rows, each with the halo a
+ * host gives (min(iters, rows available) on each side); 0 when it equals `ref`. */
+static int window_streamed_differs(const uint8_t *in, const uint8_t *ref, uint8_t *out, uint32_t w,
+                                   uint32_t h, uint32_t bits, uint32_t k, uint32_t axes,
+                                   uint32_t strip, unsigned threads, const gs_cpu_isa *isa)
+{
+    const size_t stride = (size_t)w * (bits / 8);
+    gs_cpu_workspace ws = {0};
+    gs_cpu_window_space space = {0};
+    memset(out, 0xA5, stride * h); /* poison: every byte must be written */
+    for (uint32_t y0 = 0; y0 < h; y0 += strip) {
+        uint32_t rows = h - y0 < strip ? h - y0 : strip;
+        uint32_t above = y0 < k ? y0 : k;
+        uint32_t below = h - y0 - rows < k ? h - y0 - rows : k;
+        gs_rows win = {w, rows, bits, bits, in + (y0 - above) * stride, stride,
+                       out + (size_t)y0 * stride, stride};
+        ck_assert_int_eq(gs_cpu_smooth_window(&win, above, below, axes, k, threads, isa, &ws, &space), 0);
+    }
+    gs_cpu_workspace_release(&ws);
+    gs_cpu_window_space_release(&space);
+    return memcmp(out, ref, stride * h) != 0;
+}
+
+START_TEST(window_matches_reference)
+{
+    static const uint32_t win_widths[] = {1, 2, 3, 17, 255, 4100};
+    static const uint32_t heights[] = {1, 2, 3, 7, 40};
+    static const uint32_t win_iters[] = {0, 1, 2, 3, 10};
+    static const uint32_t strips[] = {1, 3, 16, 1000};
+    static const uint32_t axes_list[] = {GS_REF_AXIS_Y, GS_REF_AXIS_X | GS_REF_AXIS_Y, GS_REF_AXIS_X};
+    uint32_t bits = _i % 2 ? 16 : 8;
+    uint32_t w = win_widths[(_i / 2) % (sizeof win_widths / sizeof *win_widths)];
+    const size_t bytes = bits / 8;
+    for (size_t hi = 0; hi < sizeof heights / sizeof *heights; ++hi) {
+        uint32_t h = heights[hi];
+        uint8_t *in = malloc((size_t)w * h * bytes), *ref = malloc((size_t)w * h * bytes),
+                *out = malloc((size_t)w * h * bytes);
+        ck_assert(in && ref && out);
+        fill_random(in, (size_t)w * h, bits);
+        for (size_t ki = 0; ki < sizeof win_iters / sizeof *win_iters; ++ki)
+            for (size_t ai = 0; ai < sizeof axes_list / sizeof *axes_list; ++ai) {
+                uint32_t k = win_iters[ki], axes = axes_list[ai];
+                ck_assert_int_eq(gs_ref_smooth_image(in, w * bytes, ref, w * bytes, w, h, bits, k, axes), 0);
+                for (size_t si = 0; si < sizeof strips / sizeof *strips; ++si)
+                    for (int ii = 0; ii < isa_count; ++ii)
+                        for (unsigned threads = 1; threads <= 3; threads += 2)
+                            if (window_streamed_differs(in, ref, out, w, h, bits, k, axes, strips[si],
+                                                        threads, isas[ii]))
+                                ck_abort_msg("window mismatch: %ux%u bits %u iters %u axes %u "
+                                             "strip %u threads %u isa %s", w, h, bits, k, axes,
+                                             strips[si], threads, isas[ii]->name);
+            }
+        free(in), free(ref), free(out);
+    }
+}
+END_TEST
+
 START_TEST(integrals_match_reference)
 {
     uint32_t bits = _i % 2 ? 16 : 8;
@@ -233,6 +315,8 @@ int main(void)
     tcase_add_loop_test(exact, div3_exact_over_reachable_range, 0, isa_count - 1);
     suite_add_tcase(s, exact);
     tcase_add_test(tc, smooth_hand_computed);
+    tcase_add_test(tc, reference_columns_are_transposed_rows);
+    tcase_add_loop_test(tc, window_matches_reference, 0, 12);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);
     tcase_add_test(tc, integral_2d_wide_totals);

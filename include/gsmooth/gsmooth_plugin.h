@@ -10,7 +10,7 @@
  * Versioning. Every struct crossing the boundary starts with its size and the ABI
  * major/minor it was built against. A host refuses a plugin of another major, or of a newer
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
- * at struct_size before touching an appended field.
+ * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy).
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
@@ -33,6 +33,11 @@
  *     [0, 65535], and stored at the input's depth. K = 0 copies the input.
  *   The whole row is the signal: no seam at any tile, block, strip or thread boundary.
  *   Compile float code without contraction into FMA and without fast-math.
+ *
+ *   Along columns (ABI 1.1, smooth_axes): the same passes down each column, the column's
+ *   first and last samples taking the 2-term mean; along both axes: K passes along the
+ *   rows, then K passes along the columns on those float32 values (no rounding between),
+ *   then one rounding as above.
  *
  *   Integral rows: out[x] = in[0] + ... + in[x], exact in out_bits (the host picks out_bits
  *   with gs_integral_rows_bits, so no sum overflows).
@@ -59,7 +64,7 @@ extern "C" {
 #endif
 
 #define GS_PLUGIN_ABI_MAJOR 1
-#define GS_PLUGIN_ABI_MINOR 0
+#define GS_PLUGIN_ABI_MINOR 1
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
 
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
@@ -95,6 +100,11 @@ typedef enum gs_plugin_status {
 #define GS_OP_SMOOTH_ROWS   (1u << 0)
 #define GS_OP_INTEGRAL_ROWS (1u << 1)
 #define GS_OP_INTEGRAL_2D   (1u << 2)
+#define GS_OP_SMOOTH_AXES   (1u << 3) /* ABI 1.1: smooth_axes */
+
+/* Axes for smooth_axes, as bits. */
+#define GS_AXIS_X (1u << 0) /* along each row */
+#define GS_AXIS_Y (1u << 1) /* down each column */
 
 /* Sample depths, as bits in gs_plugin_desc.depths. */
 #define GS_DEPTH_U8  (1u << 0)
@@ -175,6 +185,21 @@ typedef struct gs_plugin_desc {
 
     /* Optional (may be NULL): time spent so far, for --time. */
     void (*timings)(const gs_plugin_instance *instance, gs_plugin_timings *out);
+
+    /* ---- ABI 1.1 ---- */
+
+    /* Smooth along `axes` (GS_AXIS_X, GS_AXIS_Y or both), `iters` passes per axis, as
+     * "Arithmetic" above states, on a window of rows. `strip->rows` is the number of rows
+     * written to dst; src points at the window's first row and holds halo_above + rows +
+     * halo_below rows (all `strip->src_stride` apart). The plugin treats the window as the
+     * whole image: its first and last rows are column ends. A host streaming a taller image
+     * gives min(iters, rows available) rows of halo on each side: a column end that is not
+     * the image's spoils one more row per pass, so after `iters` passes the halo has taken
+     * all of it and the rows written are exact. NULL if GS_OP_SMOOTH_AXES is not in ops;
+     * read only when struct_size covers it. */
+    gs_plugin_status (*smooth_axes)(gs_plugin_instance *instance, const gs_strip *strip,
+                                    uint32_t axes, uint32_t halo_above, uint32_t halo_below,
+                                    uint32_t iters, char *err, size_t err_size);
 } gs_plugin_desc;
 
 typedef const gs_plugin_desc *(*gs_plugin_entry_fn)(void);

@@ -26,9 +26,16 @@ static void scalar_store_u16(const float *src, uint16_t *dst, long n)
     for (long i = 0; i < n; ++i) dst[i] = (uint16_t)gs_quantize(src[i], 65535.0f);
 }
 
-static void scalar_mean3(const float *a, float *b, long n)
+static void scalar_mean3_of(const float *l, const float *c, const float *r, float *out, long n)
 {
-    for (long i = 0; i < n; ++i) b[i] = gs_mean3(a[i - 1], a[i], a[i + 1]);
+    for (long i = 0; i < n; ++i) out[i] = gs_mean3(l[i], c[i], r[i]);
+}
+
+static void scalar_mean3(const float *a, float *b, long n) { scalar_mean3_of(a - 1, a, a + 1, b, n); }
+
+static void scalar_mean2_of(const float *l, const float *r, float *out, long n)
+{
+    for (long i = 0; i < n; ++i) out[i] = gs_mean2(l[i], r[i]);
 }
 
 static void scalar_prefix_u8_u32(const uint8_t *src, uint32_t *dst, long n)
@@ -44,6 +51,8 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .store_u8 = scalar_store_u8,
     .store_u16 = scalar_store_u16,
     .mean3 = scalar_mean3,
+    .mean3_of = scalar_mean3_of,
+    .mean2_of = scalar_mean2_of,
     .prefix_u8_u32 = scalar_prefix_u8_u32,
 };
 

@@ -14,6 +14,10 @@ typedef struct gs_cpu_isa {
     /* Interior pass: b[i] = ((a[i-1] + a[i]) + a[i+1]) / 3 for i in [0, n); a[-1] and a[n]
      * must be readable. */
     void (*mean3)(const float *a, float *b, long n);
+    /* The same mean over three separate rows (a pass down columns): out[i] =
+     * ((l[i] + c[i]) + r[i]) / 3; and the two-term mean at a column end: (l[i] + r[i]) / 2. */
+    void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
+    void (*mean2_of)(const float *l, const float *r, float *out, long n);
     /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
      * integral case; the others use plain loops). */
     void (*prefix_u8_u32)(const uint8_t *src, uint32_t *dst, long n);

@@ -40,6 +40,8 @@ static long buffer_gap(long span) { return (span + 1023) / 1024 * 1024 + GS_ALIA
 
 typedef struct smooth_job {
     const gs_rows *strip;   /* the strip */
+    float *float_dst;        /* when set, results go here unrounded (row r at r * float_stride) */
+    size_t float_stride;     /* floats from one float_dst row to the next */
     uint32_t iters;          /* passes */
     const gs_cpu_isa *isa;   /* row primitives */
     long chunk;              /* output samples per work item */
@@ -74,12 +76,15 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
         pass_range(isa, a, b, lo, plo, phi, width);
         float *t = a; a = b; b = t;
     }
-    if (s->in_bits == 16) isa->store_u16(a + (x0 - lo), (uint16_t *)out + x0, x1 - x0);
+    if (job->float_dst)
+        memcpy(job->float_dst + row * job->float_stride + x0, a + (x0 - lo),
+               (size_t)(x1 - x0) * sizeof(float));
+    else if (s->in_bits == 16) isa->store_u16(a + (x0 - lo), (uint16_t *)out + x0, x1 - x0);
     else isa->store_u8(a + (x0 - lo), (uint8_t *)out + x0, x1 - x0);
     return 0;
 }
 
-static int reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats)
+int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats)
 {
     if (ws->workers >= workers && ws->floats_each >= floats) return 0;
     gs_cpu_workspace_release(ws);
@@ -105,8 +110,10 @@ void gs_cpu_workspace_release(gs_cpu_workspace *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-int gs_cpu_smooth_strip(const gs_rows *strip, uint32_t iters, unsigned threads,
-                        const gs_cpu_isa *isa, gs_cpu_workspace *ws)
+/* Both entries: rounded samples into strip->dst, or floats into float_dst. */
+static int smooth_rows(const gs_rows *strip, uint32_t iters, float *float_dst,
+                       size_t float_stride, unsigned threads, const gs_cpu_isa *isa,
+                       gs_cpu_workspace *ws)
 {
     const long width = strip->width;
     if (threads == 0) threads = gs_cpu_count();
@@ -118,7 +125,21 @@ int gs_cpu_smooth_strip(const gs_rows *strip, uint32_t iters, unsigned threads,
     long span = chunk + 2L * iters < width ? chunk + 2L * iters : width;
     size_t floats = (size_t)buffer_gap(span) + (size_t)span;
     unsigned workers = threads < items ? threads : (unsigned)items;
-    if (reserve(ws, workers, floats) != 0) return -1;
-    smooth_job job = {strip, iters, isa ? isa : gs_cpu_isa_best(), chunk, chunks_per_row, ws};
+    if (gs_cpu_workspace_reserve(ws, workers, floats) != 0) return -1;
+    smooth_job job = {strip, float_dst, float_stride, iters, isa ? isa : gs_cpu_isa_best(),
+                      chunk, chunks_per_row, ws};
     return gs_parallel_for(workers, items, smooth_item, &job);
+}
+
+int gs_cpu_smooth_strip(const gs_rows *strip, uint32_t iters, unsigned threads,
+                        const gs_cpu_isa *isa, gs_cpu_workspace *ws)
+{
+    return smooth_rows(strip, iters, NULL, 0, threads, isa, ws);
+}
+
+int gs_cpu_smooth_rows_to_float(const gs_rows *strip, uint32_t iters, float *dst,
+                                size_t dst_stride, unsigned threads, const gs_cpu_isa *isa,
+                                gs_cpu_workspace *ws)
+{
+    return smooth_rows(strip, iters, dst, dst_stride, threads, isa, ws);
 }

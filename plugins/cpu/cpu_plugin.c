@@ -15,6 +15,7 @@ struct gs_plugin_instance {
     unsigned threads;        /* worker threads; 0 = all cores */
     const gs_cpu_isa *isa;   /* row primitives chosen for this CPU at create */
     gs_cpu_workspace ws;     /* smoothing scratch, reused across strips */
+    gs_cpu_window_space window; /* column-pass scratch (--axis y|xy), reused likewise */
 };
 
 /* The kernels' view of a checked strip. */
@@ -49,6 +50,7 @@ static void cpu_destroy(gs_plugin_instance *inst)
 {
     if (!inst) return;
     gs_cpu_workspace_release(&inst->ws);
+    gs_cpu_window_space_release(&inst->window);
     free(inst);
 }
 
@@ -63,6 +65,20 @@ static gs_plugin_status cpu_smooth(gs_plugin_instance *inst, const gs_strip *s, 
     const gs_rows rows = rows_of(s);
     if (gs_cpu_smooth_strip(&rows, iters, inst->threads, inst->isa, &inst->ws) != 0)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for row scratch");
+    return GS_PLUGIN_OK;
+}
+
+static gs_plugin_status cpu_smooth_axes(gs_plugin_instance *inst, const gs_strip *s,
+                                        uint32_t axes, uint32_t halo_above, uint32_t halo_below,
+                                        uint32_t iters, char *err, size_t err_size)
+{
+    gs_plugin_status prc = gs_window_check(s, axes, halo_above, halo_below, iters, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    const gs_rows rows = rows_of(s);
+    if (gs_cpu_smooth_window(&rows, halo_above, halo_below, axes, iters, inst->threads, inst->isa,
+                             &inst->ws, &inst->window) != 0)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_NOMEM, "out of memory for window scratch");
     return GS_PLUGIN_OK;
 }
 
@@ -94,7 +110,7 @@ static const gs_plugin_desc cpu_descriptor = {
     .name = "cpu",
     .version = "0.1.0",
     .description = "CPU: fused tiled passes on all cores",
-    .ops = GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D,
+    .ops = GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     .depths = GS_DEPTH_U8 | GS_DEPTH_U16,
     .alignment = 1,
     .preferred_strip_bytes = 1u << 20, /* 3 strips in flight stay small; rows >> threads */
@@ -105,6 +121,7 @@ static const gs_plugin_desc cpu_descriptor = {
     .integral_rows = cpu_integral_rows,
     .integral_2d = cpu_integral_2d,
     .timings = NULL,
+    .smooth_axes = cpu_smooth_axes,
 };
 
 GS_PLUGIN_EXPORT const gs_plugin_desc *gs_plugin_entry(void) { return &cpu_descriptor; }

@@ -1,0 +1,156 @@
+/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+#include "parallel.h"
+
+/* Axis bits, as the ABI's GS_AXIS_X and GS_AXIS_Y. */
+#define AXIS_X 1u
+#define AXIS_Y 2u
+
+/* Floats a column block's rows are padded to (a cache line). */
+#define BLOCK_ALIGN 16L
+/* Bytes one worker's levels should take: (iters + 1) levels x 3 rows x block floats stay
+ * in a core's L2, so a pass reads its three rows from cache. */
+#define LEVELS_BYTES (192L << 10)
+#define BLOCK_MAX 2048L
+
+typedef struct column_job {
+    const gs_rows *window;    /* src: the window's rows; dst: the rows written */
+    const float *rows_float;  /* xy: the row-smoothed window, else NULL (samples from src) */
+    size_t rows_float_stride; /* floats between its rows */
+    long window_rows;         /* above + window->rows + below */
+    long above;               /* rows of halo above the rows written */
+    long iters;               /* passes down the columns */
+    long block;               /* columns per work item (a multiple of BLOCK_ALIGN, or all) */
+    const gs_cpu_isa *isa;    /* row primitives */
+    gs_cpu_workspace *levels; /* per worker: (iters + 1) x 3 rows of `block` floats */
+} column_job;
+
+/* Row t of level j (0 = the input) in the worker's ring. */
+static float *ring_row(const column_job *job, float *ring, long level, long t)
+{
+    return ring + (level * 3 + t % 3) * job->block;
+}
+
+/* Row t of level j as the passes read it: level 0 of xy is the row-smoothed window. */
+static const float *level_row(const column_job *job, float *ring, long level, long t, long c0)
+{
+    if (level == 0 && job->rows_float) return job->rows_float + t * job->rows_float_stride + c0;
+    return ring_row(job, ring, level, t);
+}
+
+/* Round and store level-K row t, if it is one of the rows written. */
+static void emit(const column_job *job, long t, const float *v, long c0, long n)
+{
+    const gs_rows *w = job->window;
+    const long r = t - job->above;
+    if (r < 0 || r >= (long)w->rows) return;
+    uint8_t *dst = (uint8_t *)w->dst + (size_t)r * w->dst_stride;
+    if (w->in_bits == 16) job->isa->store_u16(v, (uint16_t *)dst + c0, n);
+    else job->isa->store_u8(v, dst + c0, n);
+}
+
+/*
+ * One column block, top to bottom. At step y the input's row y enters level 0, and level
+ * j computes its row y - j from level j-1's rows y-j-1, y-j and y-j+1 (the last computed
+ * this step). Each level keeps three rows. After the window's last row, K more steps
+ * drain the levels; the window's first and last rows take the two-term mean.
+ */
+static int column_item(void *ctx, size_t item, unsigned worker)
+{
+    const column_job *job = ctx;
+    const gs_rows *w = job->window;
+    const gs_cpu_isa *isa = job->isa;
+    const long c0 = (long)item * job->block;
+    const long n = c0 + job->block < (long)w->width ? job->block : (long)w->width - c0;
+    const long rows = job->window_rows, k = job->iters;
+    float *ring = job->levels->buffers[worker];
+
+    for (long y = 0; y < rows + k; ++y) {
+        if (y < rows) {
+            if (!job->rows_float) {
+                const uint8_t *src = (const uint8_t *)w->src + (size_t)y * w->src_stride;
+                float *in = ring_row(job, ring, 0, y);
+                if (w->in_bits == 16) isa->load_u16((const uint16_t *)src + c0, in, n);
+                else isa->load_u8(src + c0, in, n);
+            }
+            if (k == 0) emit(job, y, level_row(job, ring, 0, y, c0), c0, n);
+        }
+        for (long j = 1; j <= k; ++j) {
+            const long t = y - j;
+            if (t < 0) break;
+            if (t >= rows) continue;
+            const float *mid = level_row(job, ring, j - 1, t, c0);
+            float *out = ring_row(job, ring, j, t);
+            if (rows == 1) memcpy(out, mid, (size_t)n * sizeof *out);
+            else if (t == 0) isa->mean2_of(mid, level_row(job, ring, j - 1, 1, c0), out, n);
+            else if (t == rows - 1) isa->mean2_of(level_row(job, ring, j - 1, t - 1, c0), mid, out, n);
+            else
+                isa->mean3_of(level_row(job, ring, j - 1, t - 1, c0), mid,
+                              level_row(job, ring, j - 1, t + 1, c0), out, n);
+            if (j == k) emit(job, t, out, c0, n);
+        }
+    }
+    return 0;
+}
+
+/* Columns per work item: the levels fit LEVELS_BYTES, and every thread gets work. */
+static long column_block(long width, long iters, unsigned threads)
+{
+    long block = LEVELS_BYTES / (long)sizeof(float) / (3 * (iters + 1));
+    if (block > BLOCK_MAX) block = BLOCK_MAX;
+    long share = (width + 2L * threads - 1) / (2L * threads); /* two items per thread */
+    if (block > share) block = share;
+    block = block / BLOCK_ALIGN * BLOCK_ALIGN;
+    if (block < BLOCK_ALIGN) block = BLOCK_ALIGN;
+    return block;
+}
+
+void gs_cpu_window_space_release(gs_cpu_window_space *space)
+{
+    free(space->rows);
+    gs_cpu_workspace_release(&space->levels);
+    memset(space, 0, sizeof *space);
+}
+
+int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, uint32_t axes,
+                         uint32_t iters, unsigned threads, const gs_cpu_isa *isa,
+                         gs_cpu_workspace *row_ws, gs_cpu_window_space *space)
+{
+    if (!isa) isa = gs_cpu_isa_best();
+    if (threads == 0) threads = gs_cpu_count();
+    const long window_rows = (long)above + window->rows + below;
+    if (!(axes & AXIS_Y)) { /* rows alone need no halo */
+        gs_rows inner = *window;
+        inner.src = (const uint8_t *)window->src + (size_t)above * window->src_stride;
+        return gs_cpu_smooth_strip(&inner, iters, threads, isa, row_ws);
+    }
+
+    const float *rows_float = NULL;
+    const size_t stride = ((size_t)window->width + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+    if (axes & AXIS_X) { /* the row passes over the whole window, kept as floats */
+        const size_t need = stride * (size_t)window_rows;
+        if (space->rows_floats < need) {
+            free(space->rows);
+            space->rows = malloc(need * sizeof(float));
+            space->rows_floats = space->rows ? need : 0;
+            if (!space->rows) return -1;
+        }
+        gs_rows all = *window;
+        all.rows = (uint32_t)window_rows;
+        if (gs_cpu_smooth_rows_to_float(&all, iters, space->rows, stride, threads, isa, row_ws) != 0)
+            return -1;
+        rows_float = space->rows;
+    }
+
+    const long block = column_block(window->width, iters, threads);
+    const size_t items = (size_t)((window->width + block - 1) / block);
+    const unsigned workers = threads < items ? threads : (unsigned)items;
+    if (gs_cpu_workspace_reserve(&space->levels, workers, (size_t)block * 3 * (iters + 1u)) != 0)
+        return -1;
+    column_job job = {window, rows_float, stride, window_rows, above, iters, block, isa,
+                      &space->levels};
+    return gs_parallel_for(workers, items, column_item, &job);
+}
