@@ -11,12 +11,13 @@
 #include "png_tuning.h"
 
 enum long_only {
-    OPT_ITERS = 256, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
+    OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
     OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
 };
 
 static const struct option long_options[] = {
     {"iters", required_argument, NULL, OPT_ITERS},
+    {"axis", required_argument, NULL, OPT_AXIS},
     {"integral", optional_argument, NULL, OPT_INTEGRAL},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
@@ -105,6 +106,8 @@ void gs_options_print_help(FILE *to)
         "\n"
         "Options:\n"
         "  --iters K          smoothing passes, 0..%u (default %u)\n"
+        "  --axis A           x (default): along rows; y: down columns; xy: rows, then\n"
+        "                     columns on the unrounded result (K passes each)\n"
         "  --integral[=MODE]  rows (default): prefix sum of each row; 2d: summed-area table\n"
         "  --backend B        auto (default), cpu, cuda, or a path to a plugin .so\n"
         "  --plugin-dir DIR   look for plugins in DIR first\n"
@@ -141,6 +144,7 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     o->action = GS_ACTION_RUN;
     o->work.mode = GS_MODE_SMOOTH;
     o->work.iters = GS_DEFAULT_ITERS;
+    o->work.axes = GS_AXIS_X;
     o->work.depth = GS_DEPTH_KEEP;
     o->work.max_pixels = GS_DEFAULT_MAX_PIXELS;
     o->png_level = -1;
@@ -165,6 +169,14 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
             else
                 return gs_fail(err, err_size, GS_ERR_USAGE,
                                "--integral takes 'rows' or '2d', not '%s'", optarg);
+            break;
+        case OPT_AXIS:
+            if (strcmp(optarg, "x") == 0) o->work.axes = GS_AXIS_X;
+            else if (strcmp(optarg, "y") == 0) o->work.axes = GS_AXIS_Y;
+            else if (strcmp(optarg, "xy") == 0) o->work.axes = GS_AXIS_X | GS_AXIS_Y;
+            else
+                return gs_fail(err, err_size, GS_ERR_USAGE, "--axis takes x, y or xy, not '%s'",
+                               optarg);
             break;
         case OPT_BACKEND: o->backend = optarg; break;
         case OPT_PLUGIN_DIR: o->plugin_dir = optarg; break;
@@ -201,6 +213,9 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
         return gs_fail(err, err_size, GS_ERR_USAGE, "--backend needs a name or a path");
     if (o->work.mode != GS_MODE_SMOOTH && iters_given)
         return gs_fail(err, err_size, GS_ERR_USAGE, "--iters does not apply to --integral");
+    if (o->work.mode != GS_MODE_SMOOTH && o->work.axes & GS_AXIS_Y)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "--axis applies to smoothing; --integral=2d sums down the columns too");
     if (o->work.mode != GS_MODE_SMOOTH && o->work.depth != GS_DEPTH_KEEP)
         return gs_fail(err, err_size, GS_ERR_USAGE, "--depth does not apply to --integral");
 

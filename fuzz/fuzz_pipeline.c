@@ -55,6 +55,7 @@ typedef struct fuzz_run {
     gs_depth_choice depth;  /* --depth */
     const char *ext;        /* output extension; NULL: the smoothing cycle */
     feed how;               /* input path */
+    uint32_t axes;          /* --axis (GS_AXIS_* bits) */
 } fuzz_run;
 
 static const gs_plugin_desc *cpu;     /* the backend */
@@ -173,7 +174,7 @@ static int input_path(const uint8_t *data, size_t size, feed how, char *path, si
 
 static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
 {
-    gs_job job = {{r->mode, r->iters, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL};
+    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL};
 
     char in[64], out[128], name[16], err[GS_ERR_SIZE] = "", stray[256];
     const char *ext = r->ext ? r->ext : smooth_exts[size % GS_FUZZ_SMOOTH_EXTS];
@@ -207,10 +208,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     init_once();
     const fuzz_run runs[] = {
-        {GS_MODE_SMOOTH, GS_FUZZ_ITERS, GS_DEPTH_KEEP, NULL, FEED_FILE},
-        {GS_MODE_INTEGRAL_ROWS, 0, GS_DEPTH_KEEP, "npy", FEED_PIPE},
-        {GS_MODE_INTEGRAL_2D, 0, GS_DEPTH_KEEP, "png", FEED_FILE},
-        {GS_MODE_SMOOTH, 0, size % 2 ? GS_DEPTH_TO_8 : GS_DEPTH_TO_16, "pgm", FEED_PIPE},
+        {GS_MODE_SMOOTH, GS_FUZZ_ITERS, GS_DEPTH_KEEP, NULL, FEED_FILE, GS_AXIS_X},
+        {GS_MODE_INTEGRAL_ROWS, 0, GS_DEPTH_KEEP, "npy", FEED_PIPE, GS_AXIS_X},
+        {GS_MODE_INTEGRAL_2D, 0, GS_DEPTH_KEEP, "png", FEED_FILE, GS_AXIS_X},
+        {GS_MODE_SMOOTH, 0, size % 2 ? GS_DEPTH_TO_8 : GS_DEPTH_TO_16, "pgm", FEED_PIPE, GS_AXIS_X},
+        /* down the columns, or rows then columns: windows with halos between strips */
+        {GS_MODE_SMOOTH, GS_FUZZ_ITERS, GS_DEPTH_KEEP, "pgm", FEED_FILE,
+         size % 2 ? GS_AXIS_Y : GS_AXIS_X | GS_AXIS_Y},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) run_one(data, size, &runs[i]);
     return 0;

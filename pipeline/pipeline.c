@@ -22,13 +22,16 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The GS_OP_* bit a mode needs. */
-static uint32_t mode_op(gs_mode mode)
+/* The axes smoothing runs along (GS_AXIS_*): rows unless asked otherwise. */
+static uint32_t work_axes(const gs_work *w) { return w->axes ? w->axes : GS_AXIS_X; }
+
+/* The GS_OP_* bit the work needs. */
+static uint32_t work_op(const gs_work *w)
 {
-    switch (mode) {
+    switch (w->mode) {
     case GS_MODE_INTEGRAL_ROWS: return GS_OP_INTEGRAL_ROWS;
     case GS_MODE_INTEGRAL_2D: return GS_OP_INTEGRAL_2D;
-    default: return GS_OP_SMOOTH_ROWS;
+    default: return work_axes(w) & GS_AXIS_Y ? GS_OP_SMOOTH_AXES : GS_OP_SMOOTH_ROWS;
     }
 }
 
@@ -62,12 +65,31 @@ typedef struct plan {
     size_t align;                   /* buffer and stride alignment */
     size_t in_stride, out_stride, conv_stride; /* bytes per row of each buffer */
     uint32_t strip_rows;            /* rows per strip */
+    uint32_t halo;                  /* rows of context each strip needs above and below:
+                                       the passes when smoothing down columns, else 0 */
+    uint32_t window_rows;           /* rows a decoded window holds: strip + 2 halos, at most
+                                       the image */
     void *column_sums;              /* 2d integral carry, width values of out_bits */
 } plan;
 
-/* One strip through the backend's operation for the mode. */
+/* Strip i's window: the rows [start, end) decoded for it, its own rows and up to `halo`
+ * more on each side. Without a halo, the strip itself. */
+static uint32_t window_start(const plan *p, uint32_t i)
+{
+    uint64_t y = (uint64_t)i * p->strip_rows;
+    return (uint32_t)(y > p->halo ? y - p->halo : 0);
+}
+
+static uint32_t window_end(const plan *p, uint32_t i)
+{
+    uint64_t y = ((uint64_t)i + 1) * p->strip_rows + p->halo;
+    return (uint32_t)(y < p->height ? y : p->height);
+}
+
+/* One strip through the backend's operation for the mode. For smoothing down columns, src
+ * is the strip's window: `above` rows of halo, the strip's `rows`, then `below` more. */
 static gs_status compute_strip(const plan *p, const void *src, void *dst, uint32_t rows,
-                               char *err, size_t err_size)
+                               uint32_t above, uint32_t below, char *err, size_t err_size)
 {
     const gs_plugin_desc *d = p->backend;
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
@@ -80,7 +102,11 @@ static gs_status compute_strip(const plan *p, const void *src, void *dst, uint32
         prc = d->integral_2d(p->instance, &strip, p->column_sums, msg, sizeof msg);
         break;
     default:
-        prc = d->smooth_rows(p->instance, &strip, p->job->work.iters, msg, sizeof msg);
+        if (work_op(&p->job->work) == GS_OP_SMOOTH_AXES)
+            prc = d->smooth_axes(p->instance, &strip, work_axes(&p->job->work), above, below,
+                                 p->job->work.iters, msg, sizeof msg);
+        else
+            prc = d->smooth_rows(p->instance, &strip, p->job->work.iters, msg, sizeof msg);
         break;
     }
     if (prc == GS_PLUGIN_OK) return GS_OK;
@@ -184,8 +210,8 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
             uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
             t = now_ns();
-            rc = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, err,
-                               err_size);
+            rc = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
+                               err, err_size);
             times->kernel += now_ns() - t;
             if (rc != GS_OK) goto cleanup;
             if (pass == 0) {
@@ -218,6 +244,7 @@ typedef struct stream {
     gs_reader *reader;              /* decode stage's */
     gs_writer *writer;              /* encode stage's */
     uint32_t strips;                /* strips in the image */
+    uint32_t slots;                 /* buffers in use: GS_PIPELINE_SLOTS, or fewer strips */
     void *in[GS_PIPELINE_SLOTS];    /* decoded strips */
     void *out[GS_PIPELINE_SLOTS];   /* computed strips */
     void *conv;                     /* the encode stage's conversion buffer */
@@ -266,6 +293,25 @@ static void fail_stream(stream *s, gs_status rc, const char *msg)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* Strip i's window into its slot: the rows it shares with strip i-1's window (its halo
+ * above, and the rows below i-1 that were i-1's halo) copied from that slot, the rest
+ * decoded. Without a halo nothing is shared and the strip is decoded whole. */
+static gs_status fill_window(stream *s, uint32_t i, char *msg, size_t msg_size)
+{
+    const plan *p = s->plan;
+    uint8_t *slot = s->in[i % s->slots];
+    const uint32_t start = window_start(p, i), end = window_end(p, i);
+    uint32_t have = start;
+    if (i > 0 && window_end(p, i - 1) > start) {
+        const uint32_t prev_start = window_start(p, i - 1);
+        have = window_end(p, i - 1);
+        memcpy(slot, (const uint8_t *)s->in[(i - 1) % s->slots] + (size_t)(start - prev_start) * p->in_stride,
+               (size_t)(have - start) * p->in_stride);
+    }
+    return gs_reader_read_rows(s->reader, slot + (size_t)(have - start) * p->in_stride, p->in_stride,
+                               end - have, msg, msg_size);
+}
+
 static void *decode_stage(void *arg)
 {
     stream *s = arg;
@@ -273,10 +319,9 @@ static void *decode_stage(void *arg)
     char msg[GS_ERR_SIZE], err[GS_ERR_SIZE];
     for (uint32_t i = 0; i < s->strips; ++i) {
         /* The slot is free once the strip that used it last was written. */
-        if (i >= GS_PIPELINE_SLOTS && wait_for(s, &s->written, i - GS_PIPELINE_SLOTS) != 0) break;
+        if (i >= s->slots && wait_for(s, &s->written, i - s->slots) != 0) break;
         uint64_t t = now_ns();
-        gs_status rc = gs_reader_read_rows(s->reader, s->in[i % GS_PIPELINE_SLOTS], p->in_stride,
-                                           strip_rows_at(s, i), msg, sizeof msg);
+        gs_status rc = fill_window(s, i, msg, sizeof msg);
         s->decode_ns += now_ns() - t;
         if (rc != GS_OK) {
             fail_stream(s, gs_fail(err, sizeof err, rc, "%s: %s", p->input, msg), err);
@@ -295,7 +340,7 @@ static void *encode_stage(void *arg)
     for (uint32_t i = 0; i < s->strips; ++i) {
         if (wait_for(s, &s->computed, i) != 0) break;
         uint64_t t = now_ns();
-        gs_status rc = emit_strip(p, s->writer, s->out[i % GS_PIPELINE_SLOTS], s->conv,
+        gs_status rc = emit_strip(p, s->writer, s->out[i % s->slots], s->conv,
                                   strip_rows_at(s, i), 0, err, sizeof err);
         s->encode_ns += now_ns() - t;
         if (rc != GS_OK) {
@@ -315,6 +360,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     s.plan = p;
     s.reader = reader;
     s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
+    s.slots = s.strips < GS_PIPELINE_SLOTS ? s.strips : GS_PIPELINE_SLOTS;
     char msg[GS_ERR_SIZE];
     gs_status rc = GS_OK;
     pthread_t decoder, encoder;
@@ -322,8 +368,8 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     pthread_cond_init(&s.changed, NULL);
 
     int ok = 1;
-    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) {
-        s.in[i] = alloc_rows(p->strip_rows, p->in_stride, p->align);
+    for (uint32_t i = 0; i < s.slots; ++i) {
+        s.in[i] = alloc_rows(p->window_rows, p->in_stride, p->align);
         s.out[i] = alloc_rows(p->strip_rows, p->out_stride, p->align);
         ok = ok && s.in[i] && s.out[i];
     }
@@ -355,8 +401,10 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     for (uint32_t i = 0; i < s.strips; ++i) {
         if (wait_for(&s, &s.decoded, i) != 0) break;
         uint64_t t = now_ns();
-        gs_status cs = compute_strip(p, s.in[i % GS_PIPELINE_SLOTS], s.out[i % GS_PIPELINE_SLOTS],
-                                     strip_rows_at(&s, i), msg, sizeof msg);
+        const uint32_t y = i * p->strip_rows, rows = strip_rows_at(&s, i);
+        gs_status cs = compute_strip(p, s.in[i % s.slots], s.out[i % s.slots], rows,
+                                     y - window_start(p, i), window_end(p, i) - (y + rows), msg,
+                                     sizeof msg);
         times->kernel += now_ns() - t;
         if (cs != GS_OK) {
             fail_stream(&s, cs, msg);
@@ -380,7 +428,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
 
 cleanup:
     gs_writer_abort(s.writer);
-    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) free(s.in[i]), free(s.out[i]);
+    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) free(s.in[i]), free(s.out[i]); /* NULL past s.slots */
     free(s.conv);
     pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.lock);
@@ -426,9 +474,9 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         job->note(output, "integral scaled to 16 bits for viewing; use .npy for exact values");
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
-    uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters);
-    rc = job->select(job->select_ctx, mode_op(o->mode), work, &p.backend, &p.instance, msg,
-                     sizeof msg);
+    const uint32_t axis_count = work_axes(o) == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
+    uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters * axis_count);
+    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instance, msg, sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
@@ -451,7 +499,13 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     p.conv_stride = round_up((size_t)p.width * (p.file_bits / 8), p.align);
     size_t strip_bytes = d->preferred_strip_bytes ? d->preferred_strip_bytes : GS_DEFAULT_STRIP_BYTES;
     p.strip_rows = p.in_stride >= strip_bytes ? 1u : (uint32_t)(strip_bytes / p.in_stride);
+    /* Down columns, each strip is decoded with `halo` rows above and below it: strips of at
+     * least 2 halos keep that extra work to half the strip or less. */
+    p.halo = work_op(o) == GS_OP_SMOOTH_AXES ? o->iters : 0;
+    if (p.strip_rows < 2ull * p.halo) p.strip_rows = 2 * p.halo;
     if (p.strip_rows > p.height) p.strip_rows = p.height;
+    if (p.halo > p.height) p.halo = p.height;
+    p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory", input);

@@ -18,6 +18,7 @@ typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO
 typedef struct gs_work {
     gs_mode mode;          /* smoothing or one of the integrals */
     uint32_t iters;        /* smoothing passes, 0..GS_PLUGIN_MAX_ITERS */
+    uint32_t axes;         /* smoothing: GS_AXIS_X (0 means X too), GS_AXIS_Y, or both */
     gs_depth_choice depth; /* output sample depth (smoothing) */
     uint64_t max_pixels;   /* larger headers are refused before any pixel memory */
 } gs_work;

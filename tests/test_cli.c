@@ -160,9 +160,12 @@ START_TEST(every_usage_error_is_one_line_and_exit_2)
         {{"--depth", "24", "NOISE", "OUT", NULL}, "--depth"},
         {{"--png-level", "-1", "NOISE", "OUT", NULL}, "PNG compression"},
         {{"--integral=cols", "NOISE", "OUT", NULL}, "--integral"},
+        {{"--axis", "z", "NOISE", "OUT", NULL}, "--axis"},
+        {{"NOISE", "OUT", "--axis", NULL}, "--axis"},
         /* conflicting options */
         {{"--integral", "--iters", "3", "NOISE", "OUT", NULL}, "--iters"},
         {{"--integral=2d", "--depth", "8", "NOISE", "OUT", NULL}, "--depth"},
+        {{"--integral", "--axis", "y", "NOISE", "OUT", NULL}, "--axis"},
         /* -o with no inputs; an empty --backend */
         {{"-o", "SCRATCH", NULL}, "-o"},
         {{"--backend", "", "NOISE", "OUT", NULL}, "--backend"},
@@ -627,6 +630,10 @@ START_TEST(example_plugin_matches_cpu)
     ck_assert_uint_eq(na, nb);
     ck_assert_mem_eq(a, b, na);
     RUN(&r, "--backend", example_so, input("gray16.png"), tmp("smooth.png"));
+    ck_assert_int_eq(r.code, 1);
+    assert_one_line_error(&r, "does not implement");
+    /* Nor does it offer smooth_axes: --axis y is refused the same way, not run on rows. */
+    RUN(&r, "--backend", example_so, "--axis", "y", input("gray16.png"), tmp("smooth.png"));
     ck_assert_int_eq(r.code, 1);
     assert_one_line_error(&r, "does not implement");
 }

@@ -27,7 +27,8 @@ def main():
             got, _ = read_output(os.path.join(HERE, "expected", expected))
             ok = got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
         else:
-            want = smooth(gray, bits, iters)
+            axis = args[args.index("--axis") + 1] if "--axis" in args else "x"
+            want = smooth(gray, bits, iters, axis)
             if "--depth" in args and args[args.index("--depth") + 1] == "8" and bits == 16:
                 want = np.rint(want / 257.0).astype(np.int64)
             got, _ = read_output(os.path.join(HERE, "expected", expected))

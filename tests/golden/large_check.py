@@ -33,6 +33,12 @@ IMAGES = {
 RUNS = [
     ("png", ["--iters", "3"], ("smooth", 3)),
     ("pgm", ["--iters", "4"], ("smooth", 4)),
+    # down columns: each strip is decoded with K rows of halo on each side, copied over from
+    # the previous strip's window; K = 40 makes halos of more than one PNG row batch
+    ("pgm", ["--iters", "3", "--axis", "y"], ("smooth", 3, "y")),
+    ("png", ["--iters", "2", "--axis", "xy"], ("smooth", 2, "xy")),
+    ("pgm", ["--iters", "40", "--axis", "y"], ("smooth", 40, "y")),
+    ("png", ["--iters", "40", "--axis", "xy"], ("smooth", 40, "xy")),
     ("npy", ["--integral"], ("rows", None)),
     ("npy", ["--integral=2d"], ("2d", None)),
     ("pgm", ["--integral=2d"], ("2d", "view")),
@@ -41,9 +47,9 @@ RUNS = [
 
 
 def expected(gray, bits, what):
-    mode, arg = what
+    mode, arg = what[:2]
     if mode == "smooth":
-        return smooth(gray, bits, arg), (1 << bits) - 1
+        return smooth(gray, bits, arg, *what[2:]), (1 << bits) - 1
     values = integral(gray, bits, mode)
     if arg == "view":
         return view_picture(values), 65535

@@ -42,10 +42,9 @@ def to_gray(spec, path=None):
     return a, bits
 
 
-def smooth(gray, bits, iters):
-    """K passes of the 3-point mean along each row in float32: ((l + c) + r) / 3 inside,
-    (l + r) / 2 at the row ends, a 1-pixel row unchanged; then rint (ties to even), clamp."""
-    a = gray.astype(np.float32)
+def passes(a, iters):
+    """K passes of the 3-point mean along each row of float32 `a`: ((l + c) + r) / 3
+    inside, (l + r) / 2 at the row ends, a 1-pixel row unchanged."""
     three, two = np.float32(3), np.float32(2)
     for _ in range(iters):
         b = a.copy()
@@ -54,6 +53,17 @@ def smooth(gray, bits, iters):
             b[:, 0] = (a[:, 0] + a[:, 1]) / two
             b[:, -1] = (a[:, -2] + a[:, -1]) / two
         a = b
+    return a
+
+
+def smooth(gray, bits, iters, axis="x"):
+    """--axis x: the passes along each row; y: down each column; xy: along the rows, then
+    down the columns on those float32 values; then rint (ties to even), clamp."""
+    a = gray.astype(np.float32)
+    if "x" in axis:
+        a = passes(a, iters)
+    if "y" in axis:
+        a = passes(a.T, iters).T
     maxval = (1 << bits) - 1
     return np.clip(np.rint(a), 0, maxval).astype(np.int64)
 
