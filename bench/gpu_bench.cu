@@ -256,6 +256,40 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Down the columns (--axis y), and rows then columns (xy), beside the rows above: y reads
+     * and writes the same bytes as x, so its floor is the same. */
+    {
+        float *d_float = NULL;
+        const size_t fpitch = (size_t)W * sizeof(float);
+        CHECK(cudaMalloc(&d_float, fpitch * H));
+        const uint32_t kys[] = {1, 3, 10};
+        for (uint32_t k : kys) {
+            const size_t col_scr = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
+            void *d_col = NULL;
+            if (col_scr) CHECK(cudaMalloc(&d_col, col_scr));
+            char op[48];
+            snprintf(op, sizeof op, "smooth y K=%u", k);
+            const double ms = median_ms(
+                [&] {
+                    CHECK(gs_cuda_smooth_columns(d_in, W, 8, d_out, W, W, H, 0, H, 8, k, d_col,
+                                                 col_scr, s));
+                },
+                s);
+            add(op, k <= 8 ? "columns in registers" : "columns, 8-pass launches", ms, floor_smooth, -1);
+            snprintf(op, sizeof op, "smooth xy K=%u", k);
+            const double ms_xy = median_ms(
+                [&] {
+                    CHECK(gs_cuda_smooth_rows_float(d_in, W, d_float, fpitch, W, H, 8, k, d_scr, scr, s));
+                    CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, k,
+                                                 d_col, col_scr, s));
+                },
+                s);
+            add(op, "rows to float, then columns", ms_xy, floor_smooth, -1);
+            if (d_col) CHECK(cudaFree(d_col));
+        }
+        CHECK(cudaFree(d_float));
+    }
+
     /* Integral rows: CUB's segmented scan as the anchor. */
     {
         auto keys = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), RowOf{W});

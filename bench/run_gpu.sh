@@ -58,7 +58,7 @@ if want tests; then
         timeout 60 "$BUILD/bin/test_cuda_probe" "$CUDA_SO" || status=1
         echo "== test_cuda (full case list)"
         start=$(date +%s)
-        timeout 180 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO"; rc=$?
+        timeout 300 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO"; rc=$?
         echo "test_cuda: exit $rc in $(( $(date +%s) - start )) s"
         [ $rc -eq 0 ] || status=1
         echo "== test_cuda_arith (the fast arithmetic, every reachable float)"

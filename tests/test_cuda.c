@@ -1,4 +1,4 @@
-/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte, through the plugin ABI (both smoothing variants, integral rows and 2d). */
+/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte, through the plugin ABI (both smoothing variants, smoothing down columns and both axes, integral rows and 2d). */
 #define _GNU_SOURCE /* RTLD_NODELETE, setenv */
 #include <check.h>
 #include <dlfcn.h>
@@ -34,11 +34,15 @@ static int g_small;
  * one-block span 32768) and the row ends; the heaviest shapes only with small K. */
 typedef struct { uint32_t width, height, iters, bits; } smooth_case;
 typedef struct { uint32_t width, height, in_bits, out_bits; } integral_case;
+/* smooth_axes: a window of above + rows + below rows, rows written. */
+typedef struct { uint32_t width, above, rows, below, iters, bits, axes; } axes_case;
 
 static smooth_case *g_smooth;
 static int g_smooth_n;
 static integral_case *g_integral;
 static int g_integral_n;
+static axes_case *g_axes;
+static int g_axes_n;
 
 static void add_smooth(uint32_t w, uint32_t h, uint32_t k, uint32_t bits)
 {
@@ -54,7 +58,39 @@ static void add_integral(uint32_t w, uint32_t h, uint32_t in_bits, uint32_t out_
     g_integral[g_integral_n++] = (integral_case){w, h, in_bits, out_bits};
 }
 
+static void add_axes(uint32_t w, uint32_t above, uint32_t rows, uint32_t below, uint32_t k,
+                     uint32_t bits, uint32_t axes)
+{
+    g_axes = realloc(g_axes, (size_t)(g_axes_n + 1) * sizeof *g_axes);
+    if (!g_axes) abort();
+    g_axes[g_axes_n++] = (axes_case){w, above, rows, below, k, bits, axes};
+}
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Down columns: widths across the column blocks and the rows kernel's spans, passes on
+ * both sides of the registers kernel's limit (8), windows that are whole images, that
+ * carry halos, and that are taller than one chunk (16 MiB). */
+static void build_axes_cases(void)
+{
+    static const uint32_t widths[] = {1, 2, 33, 1025, 4097, 32769};
+    static const uint32_t iters[] = {0, 1, 2, 3, 8, 9, 20};
+    static const uint32_t windows[][3] = {{0, 1, 0}, {0, 2, 0}, {0, 37, 0}, {5, 20, 9}, {40, 300, 40}};
+    for (int b = 8; b <= 16; b += 8)
+        for (uint32_t axes = 2; axes <= 3; ++axes) {
+            for (int w = 0; w < COUNT(widths); ++w)
+                for (int k = 0; k < COUNT(iters); ++k)
+                    for (int v = 0; v < COUNT(windows); ++v) {
+                        if (g_small && (k % 2 || v == 4 || widths[w] > 4097)) continue;
+                        add_axes(widths[w], windows[v][0], windows[v][1], windows[v][2], iters[k],
+                                 (uint32_t)b, axes);
+                    }
+            if (g_small) continue;
+            add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
+            add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
+            add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
+        }
+}
 
 static void build_cases(void)
 {
@@ -221,6 +257,32 @@ START_TEST(smooth_matches_cpu)
 }
 END_TEST
 
+/* ---- smoothing down columns ---- */
+
+START_TEST(axes_match_cpu)
+{
+    const axes_case c = g_axes[_i];
+    const uint32_t window = c.above + c.rows + c.below;
+    image im = make_image(c.width, window, c.bits);
+    size_t stride;
+    uint8_t *want = alloc_out(&im, c.bits, &stride), *got = alloc_out(&im, c.bits, &stride);
+    char err[ERR_LEN] = "";
+    gs_strip s = strip_of(&im, 0, c.rows, c.bits, want, stride);
+    ck_assert_msg(g_cpu->smooth_axes(g_cpu_inst, &s, c.axes, c.above, c.below, c.iters, err,
+                                     sizeof err) == GS_PLUGIN_OK, "cpu: %s", err);
+    s = strip_of(&im, 0, c.rows, c.bits, got, stride);
+    gs_plugin_status st = g_cuda->smooth_axes(g_cuda_inst[VAR_REGISTERS], &s, c.axes, c.above,
+                                              c.below, c.iters, err, sizeof err);
+    ck_assert_msg(st == GS_PLUGIN_OK, "cuda: %s", err);
+    uint32_t col = 0;
+    const long y = first_diff(want, got, stride, c.rows, (size_t)c.width * (c.bits / 8), &col);
+    ck_assert_msg(y < 0, "axes %s: %u wide, window %u+%u+%u, %u-bit K=%u differs at row %ld, x %u",
+                  c.axes == 3 ? "xy" : "y", c.width, c.above, c.rows, c.below, c.bits, c.iters, y,
+                  col / (c.bits / 8));
+    free(want), free(got), free(im.data);
+}
+END_TEST
+
 /* ---- integrals ---- */
 
 START_TEST(integral_rows_match_cpu)
@@ -384,11 +446,20 @@ int main(int argc, char **argv)
     for (int v = 0; v < VAR_COUNT; ++v) g_cuda_inst[v] = make(g_cuda, variant_name[v]);
     if (!g_cpu_inst || !g_cuda_inst[VAR_SHARED_TILES] || !g_cuda_inst[VAR_REGISTERS]) return 1;
     build_cases();
+    build_axes_cases();
+    if (!(g_cuda->ops & GS_OP_SMOOTH_AXES) || !(g_cpu->ops & GS_OP_SMOOTH_AXES)) {
+        fprintf(stderr, "test_cuda: a plugin lacks smooth_axes\n");
+        return 1;
+    }
 
     Suite *suite = suite_create("cuda");
     TCase *tc = tcase_create("smooth");
     tcase_set_timeout(tc, 0);
     tcase_add_loop_test(tc, smooth_matches_cpu, 0, g_smooth_n);
+    suite_add_tcase(suite, tc);
+    tc = tcase_create("axes");
+    tcase_set_timeout(tc, 0);
+    tcase_add_loop_test(tc, axes_match_cpu, 0, g_axes_n);
     suite_add_tcase(suite, tc);
     tc = tcase_create("integral");
     tcase_set_timeout(tc, 0);
@@ -410,5 +481,6 @@ int main(int argc, char **argv)
     g_cpu->destroy(g_cpu_inst);
     free(g_smooth);
     free(g_integral);
+    free(g_axes);
     return failed == 0 ? 0 : 1;
 }

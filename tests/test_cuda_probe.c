@@ -50,11 +50,12 @@ int main(int argc, char **argv)
     check(d->struct_size >= sizeof(gs_plugin_desc), "descriptor size");
     check(d->name && strcmp(d->name, "cuda") == 0, "name is cuda");
     check(d->version && d->description && d->description[0], "version and description");
-    check(d->ops == (GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D), "all three ops");
+    check(d->ops == (GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES),
+          "all four ops");
     check(d->depths == (GS_DEPTH_U8 | GS_DEPTH_U16), "8 and 16-bit samples");
     check(d->alignment >= 1, "alignment stated");
     check(d->probe && d->create && d->destroy && d->smooth_rows && d->integral_rows &&
-              d->integral_2d,
+              d->integral_2d && d->smooth_axes,
           "every operation present");
 
     char why[512] = "";

@@ -63,6 +63,31 @@ size_t gs_cuda_smooth_scratch_bytes(gs_cuda_smooth_variant variant, uint32_t wid
                                     uint32_t rows, uint32_t iters);
 
 /*
+ * The same passes along rows with the results left unrounded: d_dst receives `width`
+ * float32 values a row (the rows half of --axis xy, whose column passes follow). Any variant
+ * gives these bits; this one runs the registers variant. iters >= 1; scratch as
+ * gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, ...).
+ */
+cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      uint32_t bits, uint32_t iters, void *d_scratch,
+                                      size_t scratch_bytes, cudaStream_t stream);
+
+/*
+ * Smoothing down the columns of a window of `window_rows` rows: `iters` (>= 1) passes with
+ * the window's first and last rows as column ends, then rounding to `bits` (8 or 16).
+ * d_src holds samples of `bits` (src_kind = bits) or float32 (src_kind = 32: the rows pass of
+ * xy). Rows [above, above + rows) of the result are written to d_dst. d_scratch holds at
+ * least gs_cuda_smooth_columns_scratch_bytes (NULL when that is 0).
+ */
+cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitch, uint32_t src_kind,
+                                   void *d_dst, size_t dst_pitch, uint32_t width,
+                                   uint32_t window_rows, uint32_t above, uint32_t rows,
+                                   uint32_t bits, uint32_t iters, void *d_scratch,
+                                   size_t scratch_bytes, cudaStream_t stream);
+size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows, uint32_t iters);
+
+/*
  * Exhaustive proof, on the device, that the registers variant's fast arithmetic gives the
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3, and
  * every float v in [0, maxval] quantized for maxval 255 and 65535. *d_mismatches (one

@@ -44,3 +44,15 @@ extern "C" cudaError_t gs_cuda_smooth(gs_cuda_smooth_variant variant, const void
     }
     return cudaErrorInvalidValue;
 }
+
+extern "C" cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,
+                                                 size_t dst_pitch, uint32_t width, uint32_t rows,
+                                                 uint32_t bits, uint32_t iters, void *d_scratch,
+                                                 size_t scratch_bytes, cudaStream_t stream)
+{
+    if (iters == 0 || !rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, 32) ||
+        iters > GS_MAX_ITERS)
+        return cudaErrorInvalidValue;
+    return smooth_registers_to_float(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
+                                     d_scratch, scratch_bytes, stream);
+}

@@ -505,7 +505,8 @@ uint32_t max_passes_per_launch(uint32_t width)
 template <class Arith>
 cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                         uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
-                        void *d_scratch, size_t scratch_bytes, bool prefetch, cudaStream_t stream)
+                        void *d_scratch, size_t scratch_bytes, bool prefetch, cudaStream_t stream,
+                        uint32_t last_kind = 0)
 {
     /* Segments are counted in 32 bits; a strip has far fewer (the plugin sends chunks). */
     if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > UINT32_MAX)
@@ -514,13 +515,14 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
         (d_scratch != NULL && !aligned(d_scratch, 0)))
         return cudaErrorInvalidValue;
     /* A one-pixel row keeps its value through any number of passes (n = 1): a copy. */
-    const uint32_t passes_needed = width == 1 ? 0u : iters;
+    const uint32_t passes_needed = width == 1 && last_kind == 0 ? 0u : iters;
     auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
                    uint32_t passes) {
         return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch, stream);
     };
     return run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, passes_needed,
-                     max_passes_per_launch(width), d_scratch, scratch_bytes, stream, one);
+                     max_passes_per_launch(width), d_scratch, scratch_bytes, stream, one,
+                     last_kind);
 }
 
 } /* namespace */
@@ -554,6 +556,16 @@ cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void
                                           iters, d_scratch, scratch_bytes, true, stream);
     default: return cudaErrorInvalidValue;
     }
+}
+
+cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,
+                                               size_t dst_pitch, uint32_t width, uint32_t rows,
+                                               uint32_t bits, uint32_t iters, void *d_scratch,
+                                               size_t scratch_bytes, cudaStream_t stream)
+{
+    return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
+                                      d_scratch, scratch_bytes, iters <= kPrefetchMaxPasses, stream,
+                                      kKindFloat);
 }
 
 extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_mismatches,

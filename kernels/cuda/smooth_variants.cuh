@@ -35,21 +35,26 @@ inline size_t chain_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iters,
 
 /*
  * The one launch chain every variant shares. K = 0 copies. Otherwise the passes go out in
- * launches of at most `max_per_launch`; the first reads the samples, the last writes them,
- * and those between ping-pong two float32 row sets in d_scratch.
- * `launch(in, in_pitch, in_kind, out, out_pitch, out_kind, passes)` enqueues one launch.
+ * launches of at most `max_per_launch`; the first reads the samples, the last writes them
+ * (as samples of `bits`, or unrounded as float32 when last_kind is kKindFloat: the rows
+ * half of --axis xy; then iters >= 1), and those between ping-pong two float32 row sets in
+ * d_scratch. `launch(in, in_pitch, in_kind, out, out_pitch, out_kind, passes)` enqueues
+ * one launch.
  */
 template <class LaunchOne>
 cudaError_t run_chain(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                       uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
                       uint32_t max_per_launch, void *d_scratch, size_t scratch_bytes,
-                      cudaStream_t stream, LaunchOne launch)
+                      cudaStream_t stream, LaunchOne launch, uint32_t last_kind = 0)
 {
-    if (iters == 0)
+    if (last_kind == 0) last_kind = bits;
+    if (iters == 0) {
+        if (last_kind != bits) return cudaErrorInvalidValue;
         return cudaMemcpy2DAsync(d_dst, dst_pitch, d_src, src_pitch, (size_t)width * (bits / 8),
                                  rows, cudaMemcpyDeviceToDevice, stream);
+    }
     const uint32_t n = launch_count(iters, max_per_launch);
-    if (n == 1) return launch(d_src, src_pitch, bits, d_dst, dst_pitch, bits, iters);
+    if (n == 1) return launch(d_src, src_pitch, bits, d_dst, dst_pitch, last_kind, iters);
     const size_t fpitch = float_pitch(width);
     if (d_scratch == NULL || scratch_bytes < 2 * fpitch * (size_t)rows) return cudaErrorInvalidValue;
     char *ping[2] = {(char *)d_scratch, (char *)d_scratch + fpitch * (size_t)rows};
@@ -61,7 +66,7 @@ cudaError_t run_chain(const void *d_src, size_t src_pitch, void *d_dst, size_t d
         const bool last = i + 1 == n;
         void *out = last ? d_dst : (void *)ping[i & 1];
         const size_t out_pitch = last ? dst_pitch : fpitch;
-        const uint32_t out_kind = last ? bits : kKindFloat;
+        const uint32_t out_kind = last ? last_kind : kKindFloat;
         cudaError_t err = launch(in, in_pitch, in_kind, out, out_pitch, out_kind, passes);
         if (err != cudaSuccess) return err;
         in = out;
@@ -90,6 +95,12 @@ cudaError_t smooth_registers(gs_cuda_smooth_variant variant, const void *d_src, 
                              uint32_t bits, uint32_t iters, void *d_scratch,
                              size_t scratch_bytes, cudaStream_t stream);
 size_t smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters);
+
+/* The registers variant's passes with float32 results (gs_cuda_smooth_rows_float). */
+cudaError_t smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      uint32_t bits, uint32_t iters, void *d_scratch,
+                                      size_t scratch_bytes, cudaStream_t stream);
 
 } /* namespace gs_cuda */
 

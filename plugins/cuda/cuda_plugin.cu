@@ -244,37 +244,91 @@ cleanup:
 
 size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-/* The shape of one strip's chunks. */
+enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D, OP_AXES };
+
+/* What a call computes: the operation, its passes, and for OP_AXES the axes and the rows
+ * of the strip's window above and below the rows written. */
+struct strip_work {
+    op_kind op;
+    uint32_t iters;
+    uint32_t axes;
+    uint32_t above, below;
+};
+
+/* Bytes of one piece of device scratch, kept 256-byte aligned inside d_scr. */
+size_t piece(size_t bytes) { return round_up(bytes, 256); }
+
+/* The shape of one strip's chunks. A chunk writes rows_per_chunk rows of the strip; down
+ * columns it reads up to `halo` more rows on each side from the strip's window, so each
+ * chunk is a window of its own (gsmooth_plugin.h, smooth_axes). */
 struct chunk_plan {
     uint32_t rows_per_chunk;
     uint32_t chunks;
+    uint32_t halo;               /* rows of context a chunk reads above and below */
+    uint32_t window_rows;        /* rows in the strip's window (above + rows + below) */
     size_t in_row, out_row;      /* packed host row bytes */
     size_t in_pitch, out_pitch;  /* device pitches, GS_CUDA_ALIGN multiples */
+    size_t float_pitch;          /* device pitch of a float32 row (xy) */
+    size_t rows_float, rows_chain, columns; /* OP_AXES scratch pieces, bytes */
     size_t scratch;              /* device float scratch bytes for one chunk */
 };
 
-enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D };
+/* Chunk c's window: rows [in0, in1) of the strip's window, its rows written starting at
+ * in0 + above. */
+struct chunk_rows {
+    uint32_t y0, rows;     /* rows of the strip written */
+    uint32_t in0, in1;     /* rows of the strip's window read */
+    uint32_t above;        /* rows read above the first row written */
+};
 
-chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, op_kind op,
-                       uint32_t iters)
+chunk_rows rows_of_chunk(const chunk_plan &p, const gs_strip *s, const strip_work &w, uint32_t c)
+{
+    chunk_rows r;
+    r.y0 = c * p.rows_per_chunk;
+    r.rows = s->rows - r.y0 < p.rows_per_chunk ? s->rows - r.y0 : p.rows_per_chunk;
+    const uint32_t first = w.above + r.y0; /* in window coordinates */
+    r.in0 = first > p.halo ? first - p.halo : 0;
+    r.in1 = first + r.rows + p.halo < p.window_rows ? first + r.rows + p.halo : p.window_rows;
+    r.above = first - r.in0;
+    return r;
+}
+
+chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const strip_work &w)
 {
     chunk_plan p;
+    const bool axes = w.op == OP_AXES;
+    p.halo = axes ? w.iters : 0;
+    p.window_rows = axes ? w.above + s->rows + w.below : s->rows;
     p.in_row = (size_t)s->width * (s->in_bits / 8);
     p.out_row = (size_t)s->width * (s->out_bits / 8);
     p.in_pitch = round_up(p.in_row, GS_CUDA_ALIGN);
     p.out_pitch = round_up(p.out_row, GS_CUDA_ALIGN);
-    const size_t scr_row =
-        op == OP_SMOOTH ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, iters) : 0;
+    p.float_pitch = round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
+    const bool xy = axes && (w.axes & GS_AXIS_X);
+    size_t scr_row = 0;
+    if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, w.iters);
+    if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width, 1, w.iters);
+    if (axes) scr_row += gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
     size_t widest = p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
     if (scr_row > widest) widest = scr_row;
     size_t rows = kChunkBytes / widest;
+    /* A chunk's halo rows are read and computed again by its neighbour: at least two
+     * halos' worth of rows written per chunk keeps that to half or less. */
+    const size_t halos = 2 * (size_t)p.halo;
+    rows = rows > 2 * halos ? rows - halos : halos;
     if (rows < 1) rows = 1;
     if (rows > s->rows) rows = s->rows;
     p.rows_per_chunk = (uint32_t)rows;
     p.chunks = (s->rows + p.rows_per_chunk - 1) / p.rows_per_chunk;
-    p.scratch = op == OP_SMOOTH
-                    ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, p.rows_per_chunk, iters)
-                    : 0;
+    const size_t in_rows = rows + halos < p.window_rows ? rows + halos : p.window_rows;
+    p.rows_float = xy ? piece(p.float_pitch * in_rows) : 0;
+    p.rows_chain = xy ? piece(gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width,
+                                                           (uint32_t)in_rows, w.iters))
+                      : 0;
+    p.columns = axes ? piece(gs_cuda_smooth_columns_scratch_bytes(s->width, (uint32_t)in_rows, w.iters)) : 0;
+    p.scratch = w.op == OP_SMOOTH
+                    ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, p.rows_per_chunk, w.iters)
+                    : p.rows_float + p.rows_chain + p.columns;
     return p;
 }
 
@@ -306,12 +360,13 @@ cudaError_t grow(gs_plugin_instance *inst, size_t *cap, size_t need, size_t offs
 cudaError_t ensure_buffers(gs_plugin_instance *inst, const chunk_plan &p)
 {
     const size_t r = p.rows_per_chunk;
+    const size_t in_rows = r + 2 * (size_t)p.halo < p.window_rows ? r + 2 * (size_t)p.halo : p.window_rows;
     cudaError_t e;
-    if ((e = grow(inst, &inst->cap_h_in, p.in_row * r, offsetof(lane_buffers, h_in), true)))
+    if ((e = grow(inst, &inst->cap_h_in, p.in_row * in_rows, offsetof(lane_buffers, h_in), true)))
         return e;
     if ((e = grow(inst, &inst->cap_h_out, p.out_row * r, offsetof(lane_buffers, h_out), true)))
         return e;
-    if ((e = grow(inst, &inst->cap_d_in, p.in_pitch * r, offsetof(lane_buffers, d_in), false)))
+    if ((e = grow(inst, &inst->cap_d_in, p.in_pitch * in_rows, offsetof(lane_buffers, d_in), false)))
         return e;
     if ((e = grow(inst, &inst->cap_d_out, p.out_pitch * r, offsetof(lane_buffers, d_out), false)))
         return e;
@@ -344,12 +399,37 @@ cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chun
     return cudaSuccess;
 }
 
+/* Down the columns of one chunk's window (after the passes along its rows, for xy). */
+cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_work &w,
+                         lane_buffers *b, const chunk_rows &r, cudaStream_t stream)
+{
+    const uint32_t in_rows = r.in1 - r.in0;
+    char *scr = (char *)b->d_scr;
+    char *columns = scr + p.rows_float + p.rows_chain;
+    const void *src = b->d_in;
+    size_t src_pitch = p.in_pitch;
+    uint32_t src_kind = s->in_bits;
+    if (w.axes & GS_AXIS_X) {
+        cudaError_t e = gs_cuda_smooth_rows_float(b->d_in, p.in_pitch, (float *)scr, p.float_pitch,
+                                                  s->width, in_rows, s->in_bits, w.iters,
+                                                  p.rows_chain ? scr + p.rows_float : NULL,
+                                                  p.rows_chain, stream);
+        if (e != cudaSuccess) return e;
+        src = scr, src_pitch = p.float_pitch, src_kind = 32;
+    }
+    return gs_cuda_smooth_columns(src, src_pitch, src_kind, b->d_out, p.out_pitch, s->width, in_rows,
+                                  r.above, r.rows, s->in_bits, w.iters, p.columns ? columns : NULL,
+                                  p.columns, stream);
+}
+
 /* Enqueue the computation of one chunk on `stream`. */
 cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chunk_plan &p,
-                          op_kind op, uint32_t iters, lane_buffers *b, uint32_t rows,
+                          const strip_work &w, lane_buffers *b, const chunk_rows &r,
                           cudaStream_t stream)
 {
-    switch (op) {
+    const uint32_t rows = r.rows, iters = w.iters;
+    switch (w.op) {
+    case OP_AXES: return compute_axes(s, p, w, b, r, stream);
     case OP_SMOOTH:
         return gs_cuda_smooth(inst->variant, b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
                               rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr, stream);
@@ -370,9 +450,9 @@ cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chu
  * needs the previous chunk's last row, so each chunk's compute waits on the event of the
  * chunk before it. Every lane is drained before returning, on error too.
  */
-cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, op_kind op, uint32_t iters)
+cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_work &w)
 {
-    const chunk_plan p = plan_chunks(inst, s, op, iters);
+    const chunk_plan p = plan_chunks(inst, s, w);
     cudaError_t e = ensure_buffers(inst, p);
     uint32_t finished = 0;
     for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
@@ -384,23 +464,23 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, op_kind op, u
             if (e != cudaSuccess) break;
             ++finished;
         }
-        const uint32_t y0 = c * p.rows_per_chunk;
-        const uint32_t rows = s->rows - y0 < p.rows_per_chunk ? s->rows - y0 : p.rows_per_chunk;
-        for (uint32_t y = 0; y < rows; ++y)
+        const chunk_rows r = rows_of_chunk(p, s, w, c);
+        const uint32_t in_rows = r.in1 - r.in0;
+        for (uint32_t y = 0; y < in_rows; ++y)
             memcpy((char *)b->h_in + (size_t)y * p.in_row,
-                   (const char *)s->src + (size_t)(y0 + y) * s->src_stride, p.in_row);
+                   (const char *)s->src + (size_t)(r.in0 + y) * s->src_stride, p.in_row);
         if ((e = cudaEventRecord(b->ev[EV_START], stream))) break;
-        if ((e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, b->h_in, p.in_row, p.in_row, rows,
+        if ((e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, b->h_in, p.in_row, p.in_row, in_rows,
                                    cudaMemcpyHostToDevice, stream)))
             break;
         if ((e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
-        if (op == OP_2D && c > 0) {
+        if (w.op == OP_2D && c > 0) {
             const lane_buffers *prev = &inst->lane[(c - 1) % kStreams];
             if ((e = cudaStreamWaitEvent(stream, prev->ev[EV_COMPUTED], 0))) break;
         }
-        if ((e = compute_chunk(inst, s, p, op, iters, b, rows, stream))) break;
+        if ((e = compute_chunk(inst, s, p, w, b, r, stream))) break;
         if ((e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
-        if ((e = cudaMemcpy2DAsync(b->h_out, p.out_row, b->d_out, p.out_pitch, p.out_row, rows,
+        if ((e = cudaMemcpy2DAsync(b->h_out, p.out_row, b->d_out, p.out_pitch, p.out_row, r.rows,
                                    cudaMemcpyDeviceToHost, stream)))
             break;
         if ((e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
@@ -438,7 +518,7 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
         return GS_PLUGIN_OK;
     }
     cudaError_t e = cudaSetDevice(inst->device);
-    if (e == cudaSuccess) e = run_strip(inst, s, OP_SMOOTH, iters);
+    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_SMOOTH, iters, GS_AXIS_X, 0, 0});
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "smoothing", e);
 }
 
@@ -448,7 +528,7 @@ gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
     gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     cudaError_t e = cudaSetDevice(inst->device);
-    if (e == cudaSuccess) e = run_strip(inst, s, OP_ROWS, 0);
+    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_ROWS, 0, 0, 0, 0});
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "integral rows", e);
 }
 
@@ -478,11 +558,29 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
         e = cudaMemcpyAsync(inst->d_carry, inst->h_carry, bytes, cudaMemcpyHostToDevice,
                             inst->stream[0]);
     }
-    if (e == cudaSuccess) e = run_strip(inst, s, OP_2D, 0);
+    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_2D, 0, 0, 0, 0});
     if (e != cudaSuccess) return fail_cuda(err, err_size, "integral 2d", e);
     /* The carry becomes the strip's last table row, which the host already holds. */
     memcpy(column_sums, (const char *)s->dst + (size_t)(s->rows - 1) * s->dst_stride, bytes);
     return GS_PLUGIN_OK;
+}
+
+gs_plugin_status cuda_smooth_axes(gs_plugin_instance *inst, const gs_strip *s, uint32_t axes,
+                                  uint32_t halo_above, uint32_t halo_below, uint32_t iters,
+                                  char *err, size_t err_size)
+{
+    if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
+    gs_plugin_status prc = gs_window_check(s, axes, halo_above, halo_below, iters, err, err_size);
+    if (prc != GS_PLUGIN_OK) return prc;
+    if (s->width == 1) axes &= ~GS_AXIS_X; /* passes along a one-sample row keep it */
+    if (iters == 0 || axes == GS_AXIS_X) { /* no column passes: the rows alone, no halo */
+        gs_strip inner = *s;
+        inner.src = (const char *)s->src + (size_t)halo_above * s->src_stride;
+        return cuda_smooth(inst, &inner, iters, err, err_size);
+    }
+    cudaError_t e = cudaSetDevice(inst->device);
+    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_AXES, iters, axes, halo_above, halo_below});
+    return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "smoothing down columns", e);
 }
 
 void cuda_timings(const gs_plugin_instance *inst, gs_plugin_timings *out)
@@ -502,7 +600,7 @@ const gs_plugin_desc cuda_descriptor = {
     "cuda",
     "0.1.0",
     "CUDA: passes in registers, streamed through pinned double buffers (GSMOOTH_CUDA_VARIANT)",
-    GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D,
+    GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     GS_DEPTH_U8 | GS_DEPTH_U16,
     1, /* staging copies make any alignment and stride fine */
     kPreferredStripBytes,
@@ -513,6 +611,7 @@ const gs_plugin_desc cuda_descriptor = {
     cuda_integral_rows,
     cuda_integral_2d,
     cuda_timings,
+    cuda_smooth_axes,
 };
 
 } /* namespace */

@@ -1,0 +1,269 @@
+/* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, and the second half of xy): each thread rolls every pass of four neighbouring columns through registers, rows loaded six ahead in vectors; many passes go out as a chain of launches, float32 between them. */
+#include "launch_common.cuh"
+#include "sample_io.cuh"
+#include "smooth_variants.cuh"
+#include "stencil_math.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/*
+ * Layout. A thread owns kCols neighbouring columns of a segment of output rows. It walks
+ * down them from `passes` rows above the segment to `passes` rows below (clipped to the
+ * window), keeping for each level (0 = the input, j = after j passes) the last three rows'
+ * values in registers: at each step a new input row enters level 0 and every level j
+ * computes its row y - j. A segment edge that is not a window end spoils one more row each
+ * pass, so the `passes` rows of context on each side absorb exactly that. Rows are loaded
+ * kUnroll at a time, in one vector per thread, before the passes run over them: a warp then
+ * has kUnroll x 32 vectors in flight, which is what keeps the memory system busy. Only the
+ * batches at a window's ends check bounds and use the two-term mean. Up to
+ * kMaxLaunchPasses passes run in one launch; more go out as a chain of launches over the
+ * whole window, float32 between them (each launch takes the window's ends as column ends,
+ * which is exactly the contract), and the last writes the output rows.
+ */
+
+using namespace gs_cuda;
+
+namespace {
+
+constexpr int kColumnThreads = 128;        /* threads per block */
+constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
+constexpr int kUnroll = 6;                 /* rows loaded ahead: a multiple of 3 (ring slots) */
+constexpr uint32_t kSegmentRows = 256;     /* output rows per thread */
+constexpr uint32_t kMaxLaunchPasses = 8;   /* 3 x 9 x 4 floats of levels per thread */
+constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
+static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
+
+/* Exact by the device proof of gs_div3_fma (gs_cuda_check_fast_arith); adds as gs_mean3. */
+__device__ __forceinline__ float mean3(float l, float c, float r)
+{
+    return gs_div3_fma(__fadd_rn(__fadd_rn(l, c), r));
+}
+
+/* Row t (of a window of `rows`) of a level, from the level before's rows t-1, t, t+1; the
+ * window's ends take the two-term mean. */
+__device__ __forceinline__ float column_step(float up, float mid, float down, uint32_t t,
+                                             uint32_t rows)
+{
+    if (rows == 1) return mid;
+    if (t == 0) return gs_mean2(mid, down);
+    if (t == rows - 1) return gs_mean2(up, mid);
+    return mean3(up, mid, down);
+}
+
+/* kCols samples of a row from column x: one vector when all are inside the row (x is a
+ * multiple of kCols and rows are 16-byte aligned), else one by one. */
+template <typename T> struct Vec;
+template <> struct Vec<uint8_t> { using type = uchar4; };
+template <> struct Vec<uint16_t> { using type = ushort4; };
+template <> struct Vec<float> { using type = float4; };
+
+template <typename T>
+__device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t width,
+                                          float (&out)[kCols])
+{
+    const T *p = (const T *)row + x;
+    if (x + kCols <= width) {
+        const typename Vec<T>::type q = *(const typename Vec<T>::type *)p;
+        out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
+    } else {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
+                                           const float (&v)[kCols])
+{
+    T *p = (T *)row + x;
+    if (x + kCols <= width) {
+        if constexpr (sizeof(T) == 4) {
+            *(float4 *)p = make_float4(v[0], v[1], v[2], v[3]);
+        } else {
+            const float m = Sample<T>::maxval;
+            typename Vec<T>::type q;
+            q.x = (T)gs_quantize(v[0], m), q.y = (T)gs_quantize(v[1], m);
+            q.z = (T)gs_quantize(v[2], m), q.w = (T)gs_quantize(v[3], m);
+            *(typename Vec<T>::type *)p = q;
+        }
+    } else {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c)
+            if (x + c < width) store_sample(p + c, v[c]);
+    }
+}
+
+/*
+ * One batch of kUnroll rows y .. y + kUnroll - 1 through every level. Level j's row t lives
+ * in v[j][t % 3]; segments start their walk at w0, batches are a multiple of 3 rows long, so
+ * every slot index below is a compile-time constant (no register moves to roll the rows).
+ * kInterior: every row of the batch is inside the window and every row a level computes is
+ * neither of its ends, so no bounds or end checks run (most batches).
+ */
+template <int K, typename Tin, typename Tout, bool kInterior>
+__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const char *src,
+                                             size_t src_pitch, char *dst, size_t dst_pitch,
+                                             uint32_t x, uint32_t width, uint32_t y, uint32_t w0,
+                                             uint32_t w1, uint32_t s0, uint32_t s1, uint32_t above)
+{
+    float in[kUnroll][kCols];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+        if (kInterior || y + u < w1)
+            load_cols<Tin>(src + (size_t)(y + u) * src_pitch, x, width, in[u]);
+        else
+#pragma unroll
+            for (int c = 0; c < kCols; ++c) in[u][c] = 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+        const uint32_t yy = y + u;
+        if (!kInterior && yy >= w1 + K) break;
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) v[0][u % 3][c] = in[u][c];
+#pragma unroll
+        for (int j = 1; j <= K; ++j) {
+            /* level j's row yy - j from level j-1's rows yy-j-1, yy-j, yy-j+1; slots are
+             * taken mod 3 of (u - j + offsets), kept non-negative */
+            constexpr int base = 3 * (K + 2);
+            float *up = v[j - 1][(u - j - 1 + base) % 3], *mid = v[j - 1][(u - j + base) % 3];
+            float *down = v[j - 1][(u - j + 1 + base) % 3], *out = v[j][(u - j + base) % 3];
+            const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
+#pragma unroll
+            for (int c = 0; c < kCols; ++c)
+                out[c] = kInterior ? mean3(up[c], mid[c], down[c])
+                                   : column_step(up[c], mid[c], down[c], t, w1 - w0);
+        }
+        const uint32_t t = yy - K;
+        if ((kInterior || yy >= w0 + K) && t >= s0 && t < s1)
+            store_cols<Tout>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
+    }
+}
+
+/* K passes rolled through registers. Window rows [0, rows); segment `seg` covers output
+ * rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row t - above. */
+template <int K, typename Tin, typename Tout>
+__global__ void __launch_bounds__(kColumnThreads)
+    columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                             uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows)
+{
+    const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
+    if (x >= width) return;
+    for (uint32_t seg = blockIdx.y; seg * kSegmentRows < out_rows; seg += gridDim.y) {
+        const uint32_t s0 = above + seg * kSegmentRows;
+        const uint32_t s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
+        const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
+        const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
+        float v[K + 1][3][kCols];
+#pragma unroll
+        for (int j = 0; j <= K; ++j)
+#pragma unroll
+            for (int i = 0; i < 3; ++i)
+#pragma unroll
+                for (int c = 0; c < kCols; ++c) v[j][i][c] = 0.0f;
+        for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
+            /* interior: the batch's loads are inside the window, and the rows its levels
+             * compute, y - K - w0 .. y + kUnroll - 2 - w0, are neither window end */
+            const bool interior = y >= w0 + K + 1 && y + kUnroll + 1 <= w1;
+            if (interior)
+                column_batch<K, Tin, Tout, true>(v, src, src_pitch, dst, dst_pitch, x, width, y, w0,
+                                                 w1, s0, s1, above);
+            else
+                column_batch<K, Tin, Tout, false>(v, src, src_pitch, dst, dst_pitch, x, width, y, w0,
+                                                  w1, s0, s1, above);
+        }
+    }
+}
+
+template <int K, typename Tin, typename Tout>
+cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
+                   uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
+{
+    const uint32_t threads = (width + kCols - 1) / kCols;
+    const uint32_t segs = (out_rows + kSegmentRows - 1) / kSegmentRows;
+    const dim3 grid((threads + kColumnThreads - 1) / kColumnThreads, segs < kMaxGridY ? segs : kMaxGridY);
+    columns_registers_kernel<K, Tin, Tout><<<grid, kColumnThreads, 0, stream>>>(
+        (const char *)src, src_pitch, (char *)dst, dst_pitch, width, rows, above, out_rows);
+    return cudaGetLastError();
+}
+
+/* The last launch of a chain, for a run-time K in [1, kMaxLaunchPasses]. */
+template <typename Tin, typename Tout, int K = 1>
+cudaError_t launch_last(uint32_t passes, const void *src, size_t src_pitch, void *dst,
+                        size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t above,
+                        uint32_t out_rows, cudaStream_t stream)
+{
+    if (passes == (uint32_t)K)
+        return launch<K, Tin, Tout>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows,
+                                    stream);
+    if constexpr (K < (int)kMaxLaunchPasses)
+        return launch_last<Tin, Tout, K + 1>(passes, src, src_pitch, dst, dst_pitch, width, rows,
+                                             above, out_rows, stream);
+    return cudaErrorInvalidValue;
+}
+
+/* A launch of the chain: kind 8 / 16 / kKindFloat in, samples of `bits` or float out. */
+cudaError_t launch_kinds(uint32_t passes, const void *src, size_t src_pitch, uint32_t in_kind,
+                         void *dst, size_t dst_pitch, uint32_t out_kind, uint32_t width,
+                         uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
+{
+    const uint32_t F = kKindFloat;
+    const uint32_t M = kMaxLaunchPasses;
+    if (out_kind == F) { /* a launch inside the chain: always kMaxLaunchPasses */
+        if (passes != M) return cudaErrorInvalidValue;
+        if (in_kind == 8) return launch<M, uint8_t, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        if (in_kind == 16) return launch<M, uint16_t, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch<M, float, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    }
+    if (in_kind == 8 && out_kind == 8)
+        return launch_last<uint8_t, uint8_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == 16 && out_kind == 16)
+        return launch_last<uint16_t, uint16_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == F && out_kind == 8)
+        return launch_last<float, uint8_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == F && out_kind == 16)
+        return launch_last<float, uint16_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    return cudaErrorInvalidValue;
+}
+
+} /* namespace */
+
+extern "C" size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows,
+                                                       uint32_t iters)
+{
+    return iters > kMaxLaunchPasses ? 2 * float_pitch(width) * (size_t)window_rows : 0;
+}
+
+extern "C" cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitch,
+                                              uint32_t src_kind, void *d_dst, size_t dst_pitch,
+                                              uint32_t width, uint32_t window_rows, uint32_t above,
+                                              uint32_t rows, uint32_t bits, uint32_t iters,
+                                              void *d_scratch, size_t scratch_bytes,
+                                              cudaStream_t stream)
+{
+    if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 || iters == 0 ||
+        iters > GS_MAX_ITERS || (bits != 8 && bits != 16) ||
+        (src_kind != bits && src_kind != kKindFloat) || (uint64_t)above + rows > window_rows ||
+        src_pitch < (size_t)width * (src_kind / 8) || dst_pitch < (size_t)width * (bits / 8) ||
+        !aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch))
+        return cudaErrorInvalidValue;
+    /* Launches of kMaxLaunchPasses over the whole window while more remain, float32 in
+     * scratch between them; the last one writes the output rows. */
+    const size_t fpitch = float_pitch(width);
+    if (iters > kMaxLaunchPasses &&
+        (d_scratch == NULL || !aligned(d_scratch, 0) || scratch_bytes < 2 * fpitch * (size_t)window_rows))
+        return cudaErrorInvalidValue;
+    char *ping[2] = {(char *)d_scratch, (char *)d_scratch + fpitch * (size_t)window_rows};
+    const void *in = d_src;
+    size_t in_pitch = src_pitch;
+    uint32_t in_kind = src_kind, left = iters;
+    for (int i = 0; left > kMaxLaunchPasses; ++i, left -= kMaxLaunchPasses) {
+        cudaError_t e = launch_kinds(kMaxLaunchPasses, in, in_pitch, in_kind, ping[i & 1], fpitch,
+                                     kKindFloat, width, window_rows, 0, window_rows, stream);
+        if (e != cudaSuccess) return e;
+        in = ping[i & 1], in_pitch = fpitch, in_kind = kKindFloat;
+    }
+    return launch_kinds(left, in, in_pitch, in_kind, d_dst, dst_pitch, bits, width, window_rows,
+                        above, rows, stream);
+}
