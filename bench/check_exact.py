@@ -1,6 +1,6 @@
 """check_exact.py: checks that gsmooth's PNG output holds exactly the pixels the design's smoothing formula gives (float32, 3-point mean, K passes, rint, clamp), reading both PNGs with a strict decoder of its own.
 
-Usage: /usr/bin/python3 bench/check_exact.py INPUT.png OUTPUT.png [K]
+Usage: /usr/bin/python3 bench/check_exact.py INPUT.png OUTPUT.png [K [AXIS]]   (AXIS x, y, xy)
 Prints one line, "exact" or what differs; exits 0 only when exact. INPUT must be a gray
 8- or 16-bit PNG (what bench/make_bench_images.py writes), read with OpenCV when present.
 OUTPUT is read by the strict decoder here, which checks every chunk CRC and the zlib
@@ -72,12 +72,9 @@ def read_png(path):
     return out.astype(np.uint16 if bits == 16 else np.uint8), bits
 
 
-def smooth(img, iters):
-    """The design's semantics, in float32 with the same summation order."""
-    a = img.astype(np.float32)
+def passes(a, iters):
+    """K passes of the 3-point mean along each row of float32 `a`, as the design states."""
     w = a.shape[1]
-    if iters == 0:
-        return img
     for _ in range(iters):
         if w == 1:
             break
@@ -88,6 +85,19 @@ def smooth(img, iters):
         s[:, -1] = a[:, -2] + a[:, -1]
         n[0] = n[-1] = 2
         a = (s / n).astype(np.float32)
+    return a
+
+
+def smooth(img, iters, axis="x"):
+    """The design's semantics, in float32 with the same summation order: along the rows (x),
+    down the columns (y), or the rows and then the columns on those floats (xy)."""
+    if iters == 0:
+        return img
+    a = img.astype(np.float32)
+    if "x" in axis:
+        a = passes(a, iters)
+    if "y" in axis:
+        a = passes(np.ascontiguousarray(a.T), iters).T
     # A mean never leaves the range of its terms, so the clamp only guards the type.
     r = np.clip(np.rint(a), 0, 65535 if img.dtype == np.uint16 else 255)
     return r.astype(img.dtype)
@@ -98,6 +108,7 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     k = int(argv[3]) if len(argv) > 3 else 3
+    axis = argv[4] if len(argv) > 4 else "x"
     try:  # the input is Paeth-filtered, which the strict decoder undoes slowly (scalar)
         import cv2
         src = cv2.imread(argv[1], cv2.IMREAD_UNCHANGED)
@@ -106,7 +117,7 @@ def main(argv):
     if src is None or src.ndim != 2:
         src, _ = read_png(argv[1])
     got, _ = read_png(argv[2])  # gsmooth's own output: Sub rows, decoded vectorised
-    want = smooth(src, k)
+    want = smooth(src, k, axis)
     if got.shape != want.shape or got.dtype != want.dtype:
         print("differs: shape/depth %s %s vs %s %s" % (got.shape, got.dtype, want.shape, want.dtype))
         return 1

@@ -20,10 +20,10 @@ WORK=${GSMOOTH_BENCH_DIR:-/tmp/gsmooth-e2e}
 PY=/usr/bin/python3
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
-    RUNS=${RUNS:-3}; IM_RUNS=1; SWEEP_RUNS=1; MEM_RUNS=1; BATCH_RUNS=1; BATCH=16
+    RUNS=${RUNS:-3}; IM_RUNS=1; SWEEP_RUNS=1; MEM_RUNS=1; BATCH_RUNS=1; BATCH=16; AXIS_RUNS=1
     LEVELS="0 1 2 6"
 else
-    RUNS=${RUNS:-7}; IM_RUNS=3; SWEEP_RUNS=3; MEM_RUNS=3; BATCH_RUNS=3; BATCH=64
+    RUNS=${RUNS:-7}; IM_RUNS=3; SWEEP_RUNS=3; MEM_RUNS=3; BATCH_RUNS=3; BATCH=64; AXIS_RUNS=3
     LEVELS="0 1 2 3 4 5 6 7 8 9"
 fi
 SMALL_RUNS=15   # the 640x480 sample takes milliseconds: more runs for a stable median
@@ -81,6 +81,11 @@ LAND="$IMG/landscape_gray.png"
 GSMOOTH_PNG_LEVEL=9 "$GSMOOTH" --quiet --iters 0 "$REPO/samples/landscape.png" "$LAND" || exit 1
 MAT="$IMG/mean3x3.mat"   # [1 1 1] applied 3 times = [1 3 6 7 6 3 1] / 27, along rows
 printf '7 1 27 0\n1 3 6 7 6 3 1\n' >"$MAT"
+# --axis xy at K=3 inside the image: that kernel both ways, as a 7x7 matrix (its outer
+# product, scale 27 x 27) for vips conv, and as the separable mask for vips convsep.
+MAT2D="$IMG/mean3x3_2d.mat"
+"$PY" -c 'import sys; t = [1, 3, 6, 7, 6, 3, 1]
+print("7 7 729 0"); [print(" ".join(str(a * b) for b in t)) for a in t]' >"$MAT2D"
 
 # ---- measuring ----
 # run_timed NAME CMD...: one wall-clock run in ms appended to $T/NAME; a failure is reported.
@@ -171,6 +176,21 @@ if [ $HAVE_TIME = 1 ]; then
     done
 fi
 
+say "e2e_bench: --axis x, y, xy on 8192x8192 ($AXIS_RUNS rounds), vips conv 7x7 / convsep and OpenCV sepFilter2D for xy"
+for ((r = 1; r <= AXIS_RUNS; r++)); do
+    for a in x y xy; do run_timed "ax_$a" gs --axis "$a" "$BIG" "$OUT/ax_$a.png"; done
+    if [ $HAVE_VIPS = 1 ]; then
+        run_timed ax_vconv vips conv "$BIG" "$OUT/ax_vconv.png" "$MAT2D"
+        run_timed ax_vsep vips convsep "$BIG" "$OUT/ax_vsep.png" "$MAT"
+    fi
+    [ $HAVE_CV = 1 ] && run_timed ax_cv "$PY" "$REPO/bench/opencv_anchor.py" "$BIG" "$OUT/ax_cv.png" sep7
+done
+AXIS_EXACT=""
+for a in y xy; do
+    e=$("$PY" "$REPO/bench/check_exact.py" "$BIG" "$OUT/ax_$a.png" 3 "$a" 2>&1)
+    AXIS_EXACT="$AXIS_EXACT $a: $e;"
+done
+
 say "e2e_bench: batch of $BATCH 2048x2048 files ($BATCH_RUNS rounds)"
 for ((r = 1; r <= BATCH_RUNS; r++)); do
     run_timed batch gs_batch
@@ -217,6 +237,16 @@ if [ $HAVE_TIME = 1 ]; then
     R=$(ratio "$(median "$T/bigvips")" "$(median "$T/big")")
     row "  wall time (same runs)" "$(secs "$(median "$T/big")")" "vips conv 7x1" "$(secs "$(median "$T/bigvips")")" "${R}x" "-" "-"
 fi
+AX=$(median "$T/ax_x"); AY=$(median "$T/ax_y"); AXY=$(median "$T/ax_xy")
+row "8192^2 mosaic K=3 --axis y, wall time" "$(secs "$AY")" "gsmooth --axis x" "$(secs "$AX")" "$(ratio "$AY" "$AX")" "about 1" "-"
+row "  --axis xy" "$(secs "$AXY")" "gsmooth --axis x" "$(secs "$AX")" "$(ratio "$AXY" "$AX")" "-" "-"
+R=$(ratio "$(median "$T/ax_vconv")" "$AXY")
+row "  --axis xy" "$(secs "$AXY")" "vips conv 7x7 (same 2-D kernel)" "$(secs "$(median "$T/ax_vconv")")" "${R}x" "> 1x" "$(met "$R" '>=' 1)"
+R=$(ratio "$(median "$T/ax_vsep")" "$AXY")
+row "  --axis xy" "$(secs "$AXY")" "vips convsep 7 (separable)" "$(secs "$(median "$T/ax_vsep")")" "${R}x" "> 1x" "$(met "$R" '>=' 1)"
+R=$(ratio "$(median "$T/ax_cv")" "$AXY")
+row "  --axis xy" "$(secs "$AXY")" "OpenCV sepFilter2D 7x7" "$(secs "$(median "$T/ax_cv")")" "${R}x" "> 1x" "$(met "$R" '>=' 1)"
+row "  pixels = design formula (float32)" "$(echo "$AXIS_EXACT" | sed 's/^ //')" "-" "-" "-" "exact" "$([ "$AXIS_EXACT" = " y: exact; xy: exact;" ] && echo yes || echo NO)"
 GB=$(median "$T/batch"); VL=$(median "$T/vloop"); VP=$(median "$T/vpar")
 ips() { awk -v n="$BATCH" -v m="$1" 'BEGIN {if (m == "nan" || m == 0) print "nan"; else printf "%.2f", n * 1000 / m}'; }
 GI=$(ips "$GB"); VLI=$(ips "$VL"); VPI=$(ips "$VP")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""kernel_anchors.py: in-memory library anchors for the CPU kernel table: OpenCV blur x K and cv2.integral, numpy cumsum, on the same 8192x8192 photo-like u8 image (skips what is not installed)."""
+"""kernel_anchors.py: in-memory library anchors for the CPU kernel table: OpenCV blur x K, sepFilter2D (the xy anchor) and cv2.integral, numpy cumsum, on the same 8192x8192 photo-like u8 image (skips what is not installed)."""
 import sys
 import time
 
@@ -35,6 +35,13 @@ def main():
             return np.rint(f).astype(np.uint8)
         rows.append(("OpenCV blur(3,1) x3, float32", median_time(blur3)))
         rows.append(("OpenCV integral (2d, u8->s32)", median_time(lambda: cv2.integral(img, sdepth=cv2.CV_32S))))
+        # --axis xy at K=3 is, inside the image, the separable 7-tap [1 3 6 7 6 3 1] / 27 both ways
+        taps = np.array([1, 3, 6, 7, 6, 3, 1], dtype=np.float32) / 27
+
+        def sep7():
+            f = cv2.sepFilter2D(img.astype(np.float32), -1, taps, taps, borderType=cv2.BORDER_REPLICATE)
+            return np.rint(f).astype(np.uint8)
+        rows.append(("OpenCV sepFilter2D 7x7, float32", median_time(sep7)))
     except ImportError:
         print("anchor: OpenCV not installed (python3-opencv): skipped")
     for name, t in rows:
