@@ -12,6 +12,8 @@
 
 /* Source bytes per strip when the backend states no preference. */
 #define GS_DEFAULT_STRIP_BYTES (1u << 20)
+/* Bytes of input a window (strip + 2 halos) may grow to so that its halos stay a small part. */
+#define HALO_WINDOW_BYTES (8u << 20)
 /* Strips in flight: one being decoded, one computed, one encoded. */
 #define GS_PIPELINE_SLOTS 3
 
@@ -499,10 +501,16 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     p.conv_stride = round_up((size_t)p.width * (p.file_bits / 8), p.align);
     size_t strip_bytes = d->preferred_strip_bytes ? d->preferred_strip_bytes : GS_DEFAULT_STRIP_BYTES;
     p.strip_rows = p.in_stride >= strip_bytes ? 1u : (uint32_t)(strip_bytes / p.in_stride);
-    /* Down columns, each strip is decoded with `halo` rows above and below it: strips of at
-     * least 2 halos keep that extra work to half the strip or less. */
+    /* Down columns, each strip is decoded with `halo` rows above and below it: strips of 8
+     * halos keep that extra work to a quarter while a window fits HALO_WINDOW_BYTES, and
+     * strips are never under 2 halos (half). */
     p.halo = work_op(o) == GS_OP_SMOOTH_AXES ? o->iters : 0;
-    if (p.strip_rows < 2ull * p.halo) p.strip_rows = 2 * p.halo;
+    if (p.halo) {
+        uint64_t want = 8ull * p.halo, fits = HALO_WINDOW_BYTES / p.in_stride;
+        if (want > fits) want = fits;
+        if (want < 2ull * p.halo) want = 2ull * p.halo;
+        if (p.strip_rows < want) p.strip_rows = want > p.height ? p.height : (uint32_t)want;
+    }
     if (p.strip_rows > p.height) p.strip_rows = p.height;
     if (p.halo > p.height) p.halo = p.height;
     p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
