@@ -97,7 +97,7 @@ void gs_options_print_help(FILE *to)
 {
     fprintf(to,
         "Usage: gsmooth [OPTIONS] INPUT OUTPUT          smooth each row (%u passes)\n"
-        "       gsmooth --integral[=rows|2d] INPUT OUT.npy\n"
+        "       gsmooth --integral[=rows|2d] INPUT OUT.npy|OUT.tif\n"
         "       gsmooth [OPTIONS] -o DIR INPUT...        batch: writes DIR/<input name>\n"
         "       gsmooth --list-backends [-v] | --help | --version\n"
         "\n"
@@ -126,10 +126,10 @@ void gs_options_print_help(FILE *to)
         "  -v, --verbose      more detail (with --list-backends)\n"
         "  --help, --version\n"
         "\n"
-        "Input: PNG (any type, 8/16-bit, interlaced), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR;\n"
-        "'-' reads standard input. Colour becomes gray (BT.601). Output by extension:\n"
-        ".png .pgm (8/16-bit), .bmp .tga .jpg (8-bit), .npy (integrals); '-' writes PNG to\n"
-        "standard output.\n"
+        "Input: PNG (any type, 8/16-bit, interlaced), JPEG, TIFF (8/16-bit, first page),\n"
+        "BMP, TGA, PGM/PPM, GIF, PSD, HDR; '-' reads standard input. Colour becomes gray\n"
+        "(BT.601). Output by extension: .png .pgm .tif (8/16-bit), .bmp .tga .jpg (8-bit);\n"
+        "integrals exact in .npy or .tif; '-' writes PNG to standard output.\n"
         "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_PLUGIN_PATH\n"
         "(colon-separated plugin directories).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",

@@ -37,7 +37,7 @@
 #define GS_FUZZ_PIPE_BYTES (1 << 20)
 /* Output formats the smoothing run cycles through (by input length, so one input always
  * takes the same path). */
-static const char *const smooth_exts[] = {"png", "pgm", "bmp", "tga", "jpg"};
+static const char *const smooth_exts[] = {"png", "pgm", "bmp", "tga", "jpg", "tif"};
 #define GS_FUZZ_SMOOTH_EXTS (sizeof smooth_exts / sizeof smooth_exts[0])
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

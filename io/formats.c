@@ -10,7 +10,8 @@ static const struct {
     gs_out_format format;
 } out_extensions[] = {
     {".png", GS_OUT_PNG}, {".pgm", GS_OUT_PGM}, {".bmp", GS_OUT_BMP}, {".tga", GS_OUT_TGA},
-    {".jpg", GS_OUT_JPG}, {".jpeg", GS_OUT_JPG}, {".npy", GS_OUT_NPY},
+    {".jpg", GS_OUT_JPG}, {".jpeg", GS_OUT_JPG}, {".npy", GS_OUT_NPY}, {".tif", GS_OUT_TIF},
+    {".tiff", GS_OUT_TIF},
 };
 
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
 } out_formats[] = {
     [GS_OUT_PNG] = {"PNG", 1}, [GS_OUT_PGM] = {"PGM", 1}, [GS_OUT_BMP] = {"BMP", 1},
     [GS_OUT_TGA] = {"TGA", 1}, [GS_OUT_JPG] = {"JPEG", 0}, [GS_OUT_NPY] = {"NPY", 1},
+    [GS_OUT_TIF] = {"TIFF", 1},
 };
 _Static_assert(sizeof out_formats / sizeof out_formats[0] == GS_OUT_FORMAT_COUNT,
                "every gs_out_format needs a name");

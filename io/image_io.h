@@ -15,6 +15,7 @@ typedef struct gs_image_info {
     int was_color;      /* 1 if colour (or palette) was converted to gray with BT.601 */
     int had_alpha;      /* 1 if an alpha channel was dropped */
     const char *format; /* "PNG", "JPEG", "PGM", ... */
+    uint32_t pages;     /* pages (TIFF directories) in the file, of which the first is read; 0 or 1 otherwise */
 } gs_image_info;
 
 typedef struct gs_reader gs_reader;
@@ -44,6 +45,7 @@ typedef enum gs_out_format {
     GS_OUT_TGA,
     GS_OUT_JPG,
     GS_OUT_NPY,
+    GS_OUT_TIF,
     GS_OUT_FORMAT_COUNT /* not a format: how many there are */
 } gs_out_format;
 

@@ -106,7 +106,7 @@ void gs_source_close(gs_source *src);
 #define GS_PNG_DIMENSION_MAX 0x7FFFFFFFu
 
 /* The list a user sees when the input is not an image gsmooth reads. */
-#define GS_SUPPORTED_INPUTS "PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR"
+#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR"
 
 /* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
  * Every reader calls it before allocating pixel memory. Defined in samples.c. */
@@ -150,6 +150,8 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
                            char *err, size_t err_size);
 gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
+gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                            size_t err_size);
 
 /* Netpbm's whitespace (the header's separators), for the detector and the reader. */
 static inline int gs_pnm_space(int c)
@@ -204,6 +206,7 @@ gs_status gs_write_png_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* BMP TGA JPG */
 gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
+gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size); /* write_tiff.c */
 
 /* Shared by PGM and NPY: write `header`, then stream rows with each sample in the file's
  * byte order (big-endian or little-endian); writer->bits must be 8, 16, 32 or 64. */

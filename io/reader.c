@@ -56,6 +56,10 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     }
     if (head_starts(reader, jpeg_sig, sizeof jpeg_sig))
         return gs_read_jpeg_open(reader, max_pixels, err, err_size);
+    /* Byte order "II" or "MM", then 42 (classic TIFF) or 43 (BigTIFF) in that order. */
+    if (head_starts(reader, "II*\0", 4) || head_starts(reader, "MM\0*", 4) ||
+        head_starts(reader, "II+\0", 4) || head_starts(reader, "MM\0+", 4))
+        return gs_read_tiff_open(reader, max_pixels, err, err_size);
 
     if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
         char kind = (char)reader->head[1];

@@ -9,6 +9,7 @@ static gs_status (*const format_open[])(gs_writer *writer, char *err, size_t err
     [GS_OUT_PNG] = gs_write_png_open, [GS_OUT_PGM] = gs_write_pgm_open,
     [GS_OUT_BMP] = gs_write_stb_open, [GS_OUT_TGA] = gs_write_stb_open,
     [GS_OUT_JPG] = gs_write_stb_open, [GS_OUT_NPY] = gs_write_npy_open,
+    [GS_OUT_TIF] = gs_write_tiff_open,
 };
 _Static_assert(sizeof format_open / sizeof format_open[0] == GS_OUT_FORMAT_COUNT,
                "every gs_out_format needs an opener");

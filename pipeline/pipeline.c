@@ -456,10 +456,10 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         goto cleanup;
     }
     const int integral = o->mode != GS_MODE_SMOOTH;
-    p.view = integral && p.format != GS_OUT_NPY;
+    p.view = integral && p.format != GS_OUT_NPY && p.format != GS_OUT_TIF;
     if (p.view && p.format != GS_OUT_PNG && p.format != GS_OUT_PGM) {
         rc = gs_fail(err, err_size, GS_ERR_USAGE,
-                     "%s: integral output must be .npy (exact) or .png/.pgm (for viewing)", output);
+                     "%s: integral output must be .npy or .tif (exact) or .png/.pgm (for viewing)", output);
         goto cleanup;
     }
 
@@ -472,6 +472,11 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     }
     if (job->note && info.was_color) job->note(input, "colour converted to gray with BT.601 luma");
     if (job->note && info.had_alpha) job->note(input, "alpha channel dropped");
+    if (job->note && info.pages > 1) {
+        char pages[64];
+        snprintf(pages, sizeof pages, "%u pages: only the first is read", info.pages);
+        job->note(input, pages);
+    }
     if (job->note && p.view)
         job->note(output, "integral scaled to 16 bits for viewing; use .npy for exact values");
 

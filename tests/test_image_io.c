@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "image_io.h"
+#include "tiff_io.h"
 
 #define ERR_SIZE 256
 #define DEFAULT_MAX_PIXELS ((uint64_t)1 << 30) /* the CLI's default --max-pixels */
@@ -230,8 +231,9 @@ START_TEST(test_roundtrip_png_pgm)
     const struct { gs_out_format fmt; const char *name; const char *format; } cases[] = {
         {GS_OUT_PNG, "rt.png", "PNG"},
         {GS_OUT_PGM, "rt.pgm", "PGM"},
+        {GS_OUT_TIF, "rt.tif", "TIFF"},
     };
-    for (size_t c = 0; c < 2; c++) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (uint32_t bits = 8; bits <= 16; bits += 8) {
             void *data = malloc((size_t)w * h * 2);
             ck_assert_ptr_nonnull(data);
@@ -252,6 +254,19 @@ START_TEST(test_roundtrip_png_pgm)
             free(data);
         }
     }
+}
+END_TEST
+
+/* Classic TIFF holds 32-bit offsets: the writer goes BigTIFF when deflate's worst case
+ * (stored blocks, under 0.1% more) and the strip tables could reach 4 GiB. */
+START_TEST(test_tiff_bigtiff_rule)
+{
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(8192, 8192, 8, 32), 0);        /* 64 MiB */
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(32768, 32768, 8, 8), 0);       /* 1 GiB */
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(32768, 32768, 32, 2), 1);      /* 4 GiB of u32 */
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(65536, 65535, 8, 4), 1);       /* 4 GiB - 64 KiB raw */
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(65536, 60000, 8, 4), 0);       /* 3.66 GiB raw */
+    ck_assert_int_eq(gs_tiff_needs_bigtiff(UINT32_MAX, UINT32_MAX, 64, 1), 1); /* no overflow */
 }
 END_TEST
 
@@ -961,6 +976,7 @@ static Suite *image_io_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_roundtrip_png_pgm);
     tcase_add_test(tc, test_pgm_file_layout);
+    tcase_add_test(tc, test_tiff_bigtiff_rule);
     tcase_add_test(tc, test_png_color_bt601_8bit);
     tcase_add_test(tc, test_png_color_bt601_16bit);
     tcase_add_test(tc, test_png_palette);

@@ -43,6 +43,75 @@ WIDE_ROW_MAX_PIXELS = str(PNG_DIMENSION_MAX + 1)   # admits a single 2^31 - 1 pi
 cases = []
 
 
+def tiff_bytes(width, height, strips, rows_per_strip, compression=1, bits=8, spp=1,
+               photometric=1, sample_format=1, strip_at=None, next_ifd=0):
+    """A little-endian classic TIFF written here byte by byte (so headers can lie): header,
+    strip data, then one IFD. strip_at overrides the strip offsets, next_ifd the link."""
+    data = b"".join(strips)
+    offsets, at = [], 8
+    for strip in strips:
+        offsets.append(at)
+        at += len(strip)
+    if strip_at is not None:
+        offsets = strip_at
+    ifd_at = 8 + len(data) + (8 + len(data)) % 2
+    extra = ifd_at + 2 + 12 * 11 + 4  # arrays too long for an entry follow the IFD
+    blobs = b""
+
+    def array(values):
+        nonlocal blobs
+        if len(values) == 1:
+            return 1, values[0]
+        off = extra + len(blobs)
+        blobs += struct.pack("<%dI" % len(values), *values)
+        return len(values), off
+    n_off, v_off = array(offsets)
+    n_cnt, v_cnt = array([len(x) for x in strips])
+    entries = [  # tag, type (3 SHORT, 4 LONG), count, value
+        (256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, bits), (259, 3, 1, compression),
+        (262, 3, 1, photometric), (273, 4, n_off, v_off), (277, 3, 1, spp),
+        (278, 4, 1, rows_per_strip), (279, 4, n_cnt, v_cnt), (284, 3, 1, 1),
+        (339, 3, 1, sample_format),
+    ]
+    ifd = struct.pack("<H", len(entries))
+    for tag, typ, count, value in entries:
+        ifd += struct.pack("<HHI", tag, typ, count) + (struct.pack("<HH", value, 0) if typ == 3 and count == 1
+                                                       else struct.pack("<I", value))
+    ifd += struct.pack("<I", next_ifd)
+    return b"II*\0" + struct.pack("<I", ifd_at) + data + bytes(ifd_at - 8 - len(data)) + ifd + blobs
+
+
+def tiff_lies(out_dir):
+    """TIFF headers that lie or refuse, beside the truncated and flipped files."""
+    rows = [bytes(range(64)) * 1] * 40
+    good = tiff_bytes(64, 40, [b"".join(rows)], 40)
+    add(out_dir, "valid_handmade.tif", good, "ok")
+    add(out_dir, "tiff_huge_header.tif", tiff_bytes(50000, 50000, [bytes(100)], 50000), "fail")
+    add(out_dir, "tiff_huge_width.tif", tiff_bytes(0xFFFFFFFF, 1, [bytes(100)], 1), "fail")
+    add(out_dir, "tiff_strip_past_end.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, strip_at=[1 << 30]), "fail")
+    add(out_dir, "tiff_short_strip.tif", tiff_bytes(64, 40, [b"".join(rows)[:1000]], 40), "fail")
+    add(out_dir, "tiff_zero_width.tif", tiff_bytes(0, 40, [b"".join(rows)], 40), "fail")
+    add(out_dir, "tiff_float.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=3), "fail")
+    add(out_dir, "tiff_signed.tif", tiff_bytes(32, 40, [bytes(32 * 40 * 2)], 40, bits=16, sample_format=2), "fail")
+    add(out_dir, "tiff_4bit.tif", tiff_bytes(64, 40, [bytes(32 * 40)], 40, bits=4), "fail")
+    add(out_dir, "tiff_cmyk.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, spp=4, photometric=5), "fail")
+    add(out_dir, "tiff_bad_compression.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, compression=12345), "fail")
+    add(out_dir, "tiff_deflate_garbage.tif", tiff_bytes(64, 40, [bytes(range(256)) * 4], 40, compression=8), "fail")
+    # A directory that links to itself: the page count must not loop.
+    looped = bytearray(good)
+    ifd_at = struct.unpack("<I", good[4:8])[0]
+    looped[ifd_at + 2 + 12 * 11: ifd_at + 2 + 12 * 11 + 4] = struct.pack("<I", ifd_at)
+    add(out_dir, "tiff_ifd_loop.tif", bytes(looped), "either")
+    add(out_dir, "tiff_ifd_past_end.tif", b"II*\0" + struct.pack("<I", 1 << 30) + bytes(64), "fail")
+    add(out_dir, "tiff_header_only.tif", b"II*\0", "fail")
+    add(out_dir, "tiff_bigtiff_header_only.tif", b"II+\0\x08\0\0\0", "fail")
+    # The bomb: 50000 x 50000 gray in one deflate strip of 2000 rows of zeros (~100 MB
+    # from ~100 kB), admitted by --max-pixels; then the data ends and it must fail.
+    bomb = zlib.compress(bytes(BOMB_SIDE * BOMB_ROWS), 9)
+    add(out_dir, "tiff_bomb_admitted.tif", tiff_bytes(BOMB_SIDE, BOMB_SIDE, [bomb], BOMB_SIDE, compression=8),
+        "fail", "--max-pixels " + BOMB_MAX_PIXELS)
+
+
 def png_chunk(tag, data):
     body = tag + data
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
@@ -115,10 +184,26 @@ def bases(rng):
         ("rgb.psd", psd(rgb, PSD_MODE_RGB), False),
         ("rgb.hdr", hdr_rgbe(noise(rng, 6, 7, 3)), False),
     ]
+    try:  # python3-tifffile, an independent writer: strips, tiles, deflate, BigTIFF
+        import io
+        import tifffile
+
+        def tif(array, **kw):
+            buf = io.BytesIO()
+            tifffile.imwrite(buf, array, **kw)
+            return buf.getvalue()
+        out += [
+            ("gray.tif", tif(gray, rowsperstrip=8), False),
+            ("gray_deflate.tif", tif(gray, compression="zlib", predictor=True, rowsperstrip=16), False),
+            ("rgb_tiles.tif", tif(noise(rng, 40, 70, 3), photometric="rgb", tile=(16, 32)), False),
+            ("gray16_bigtiff.tif", tif(gray.astype(np.uint16) * 257, bigtiff=True, tile=(32, 32)), False),
+        ]
+    except ImportError:
+        pass
     return out
 
 
-TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr")
+TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif")
 
 # Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
 # (12 bytes), GIF's trailer byte, the TGA 2.0 footer PIL writes (26 bytes). A cut inside
@@ -344,6 +429,7 @@ def main():
         flips(out_dir, name, data, rng, checksummed)
     png_header_lies(out_dir, files["gray.png"])
     png_stream_trailers(out_dir)
+    tiff_lies(out_dir)
     bombs(out_dir)
     netpbm_lies(out_dir)
     splices(out_dir, files)

@@ -1,0 +1,271 @@
+/* tiff_io.c: libtiff's I/O procedures over gsmooth's inputs (file by pread, memory, a stream spooled to an unlinked temporary file) and output files, per-handle message capture, and the TIFF size rules. */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include "tiff_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TIFF_SLACK_BYTES (UINT64_C(64) << 20)
+#define TIFF_BYTES_PER_PIXEL_MAX 8u /* 16-bit RGBA */
+#define SPOOL_CHUNK (1u << 20)
+#define CLASSIC_TIFF_LIMIT (UINT64_C(1) << 32)
+
+uint64_t gs_tiff_spool_limit(uint64_t max_pixels)
+{
+    if (max_pixels > (UINT64_MAX - TIFF_SLACK_BYTES) / TIFF_BYTES_PER_PIXEL_MAX) return UINT64_MAX;
+    return max_pixels * TIFF_BYTES_PER_PIXEL_MAX + TIFF_SLACK_BYTES;
+}
+
+uint64_t gs_tiff_alloc_limit(uint64_t max_pixels) { return gs_tiff_spool_limit(max_pixels); }
+
+int gs_tiff_needs_bigtiff(uint32_t width, uint32_t height, uint32_t bits, uint32_t rows_per_strip)
+{
+    const uint64_t pixels = (uint64_t)width * height; /* < 2^64 */
+    if (pixels >= CLASSIC_TIFF_LIMIT) return 1;       /* a byte a pixel already passes */
+    const uint64_t raw = pixels * (bits / 8u);
+    const uint64_t strips = rows_per_strip ? ((uint64_t)height + rows_per_strip - 1) / rows_per_strip : height;
+    const uint64_t worst = raw + raw / 1000 + strips * 16 + 4096;
+    return worst >= CLASSIC_TIFF_LIMIT;
+}
+
+/* ---- messages ---- */
+
+static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif;
+    gs_tiff_messages *m = user;
+    if (m && !m->error[0]) {
+        int n = module ? snprintf(m->error, sizeof m->error, "%s: ", module) : 0;
+        if (n < 0 || (size_t)n >= sizeof m->error) n = 0;
+        vsnprintf(m->error + n, sizeof m->error - (size_t)n, fmt, ap);
+        for (char *c = m->error; *c; ++c)
+            if (*c == '\n' || *c == '\r') *c = ' ';
+    }
+    return 1; /* handled: libtiff's global handler is not called */
+}
+
+static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    return 1; /* dropped: a warning never stops a read, and gsmooth prints no libtiff chatter */
+}
+
+static TIFFOpenOptions *options(uint64_t alloc_limit, gs_tiff_messages *msgs)
+{
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!opts) return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msgs);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, msgs);
+    if (alloc_limit) TIFFOpenOptionsSetMaxSingleMemAlloc(opts, alloc_limit > INT64_MAX ? INT64_MAX : (tmsize_t)alloc_limit);
+    return opts;
+}
+
+/* ---- input ---- */
+
+static tmsize_t in_read(thandle_t h, void *buf, tmsize_t n)
+{
+    gs_tiff_input *in = h;
+    if (n <= 0 || in->pos >= in->size) return 0;
+    uint64_t left = in->size - in->pos;
+    size_t want = (uint64_t)n < left ? (size_t)n : (size_t)left;
+    if (in->mem) {
+        memcpy(buf, in->mem + in->pos, want);
+        in->pos += want;
+        return (tmsize_t)want;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = pread(in->fd, (char *)buf + got, want - got, (off_t)(in->base + (int64_t)(in->pos + got)));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            in->read_errno = errno;
+            return -1;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    in->pos += got;
+    return (tmsize_t)got;
+}
+
+static tmsize_t in_write(thandle_t h, void *buf, tmsize_t n)
+{
+    (void)h, (void)buf, (void)n;
+    return -1;
+}
+
+static toff_t in_seek(thandle_t h, toff_t off, int whence)
+{
+    gs_tiff_input *in = h;
+    uint64_t base = whence == SEEK_CUR ? in->pos : whence == SEEK_END ? in->size : 0;
+    if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return (toff_t)-1;
+    if (off > UINT64_MAX - base) return (toff_t)-1;
+    in->pos = base + off; /* past the end is allowed; reads there give 0 bytes */
+    return in->pos;
+}
+
+static int no_close(thandle_t h)
+{
+    (void)h;
+    return 0;
+}
+
+static toff_t in_size(thandle_t h) { return ((gs_tiff_input *)h)->size; }
+
+static int no_map(thandle_t h, void **base, toff_t *size)
+{
+    (void)h, (void)base, (void)size;
+    return 0; /* read through the procedures: no mapping counted as resident memory */
+}
+
+static void no_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)base, (void)size; }
+
+/* An unlinked temporary file in $TMPDIR or /tmp. */
+static int spool_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/gsmooth-spool-XXXXXX", dir) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+static gs_status spool_stream(gs_source *src, uint64_t limit, gs_tiff_input *in, char *err,
+                              size_t err_size)
+{
+    unsigned char *chunk = malloc(SPOOL_CHUNK);
+    if (!chunk) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    gs_status rc = GS_OK;
+    in->fd = spool_file();
+    in->owns_fd = 1;
+    if (in->fd < 0) {
+        rc = gs_fail(err, err_size, GS_ERR_IO, "cannot make a spool file for a TIFF stream: %s", strerror(errno));
+        goto done;
+    }
+    for (;;) {
+        size_t got = gs_source_read_some(src, chunk, SPOOL_CHUNK);
+        if (got == 0) break;
+        if (in->size + got > limit) {
+            rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE,
+                         "TIFF stream is over %llu bytes, the spool limit (8 bytes a pixel of "
+                         "--max-pixels, plus 64 MiB)", (unsigned long long)limit);
+            goto done;
+        }
+        for (size_t put = 0; put < got;) {
+            ssize_t w = write(in->fd, chunk + put, got - put);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) {
+                rc = gs_fail(err, err_size, GS_ERR_IO, "cannot spool a TIFF stream: %s", strerror(errno));
+                goto done;
+            }
+            put += (size_t)w;
+        }
+        in->size += got;
+    }
+    if (src->read_errno)
+        rc = gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(src->read_errno));
+done:
+    free(chunk);
+    return rc;
+}
+
+gs_status gs_tiff_input_open(gs_source *src, uint64_t spool_limit, gs_tiff_input *in, char *err,
+                             size_t err_size)
+{
+    memset(in, 0, sizeof *in);
+    in->fd = -1;
+    if (src->data) {
+        in->mem = src->data + src->pos;
+        in->size = src->size - src->pos;
+        return GS_OK;
+    }
+    if (src->fp) {
+        struct stat sb;
+        const int fd = fileno(src->fp);
+        const off_t at = ftello(src->fp);
+        if (fd < 0 || at < 0 || fstat(fd, &sb) != 0)
+            return gs_fail(err, err_size, GS_ERR_IO, "cannot read the TIFF file: %s", strerror(errno));
+        in->fd = fd;
+        in->base = at;
+        in->size = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
+        return GS_OK;
+    }
+    return spool_stream(src, spool_limit, in, err, err_size);
+}
+
+void gs_tiff_input_close(gs_tiff_input *in)
+{
+    if (in->owns_fd && in->fd >= 0) close(in->fd);
+    memset(in, 0, sizeof *in);
+    in->fd = -1;
+}
+
+TIFF *gs_tiff_open_read(gs_tiff_input *in, uint64_t alloc_limit, gs_tiff_messages *msgs)
+{
+    TIFFOpenOptions *opts = options(alloc_limit, msgs);
+    if (!opts) return NULL;
+    /* "m": no memory mapping; the procedures above read every byte. */
+    TIFF *tif = TIFFClientOpenExt("TIFF", "rm", in, in_read, in_write, in_seek, no_close, in_size,
+                                  no_map, no_unmap, opts);
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
+
+/* ---- output ---- */
+
+static tmsize_t out_read(thandle_t h, void *buf, tmsize_t n)
+{
+    gs_tiff_output *out = h;
+    if (n <= 0) return 0;
+    size_t got = fread(buf, 1, (size_t)n, out->fp);
+    return (tmsize_t)got;
+}
+
+static tmsize_t out_write(thandle_t h, void *buf, tmsize_t n)
+{
+    gs_tiff_output *out = h;
+    if (n <= 0) return 0;
+    size_t put = fwrite(buf, 1, (size_t)n, out->fp);
+    if (put != (size_t)n && !out->write_errno) out->write_errno = errno ? errno : EIO;
+    return (tmsize_t)put;
+}
+
+static toff_t out_seek(thandle_t h, toff_t off, int whence)
+{
+    gs_tiff_output *out = h;
+    if (off > (toff_t)INT64_MAX) return (toff_t)-1;
+    if (fseeko(out->fp, (off_t)off, whence) != 0) return (toff_t)-1;
+    const off_t at = ftello(out->fp);
+    return at < 0 ? (toff_t)-1 : (toff_t)at;
+}
+
+static toff_t out_size(thandle_t h)
+{
+    gs_tiff_output *out = h;
+    struct stat sb;
+    if (fflush(out->fp) != 0 || fstat(fileno(out->fp), &sb) != 0) return 0;
+    return (toff_t)sb.st_size;
+}
+
+TIFF *gs_tiff_open_write(gs_tiff_output *out, int big, gs_tiff_messages *msgs)
+{
+    TIFFOpenOptions *opts = options(0, msgs);
+    if (!opts) return NULL;
+    /* "l": little-endian, as most writers; "8": BigTIFF. */
+    TIFF *tif = TIFFClientOpenExt("TIFF", big ? "wl8m" : "wlm", out, out_read, out_write, out_seek,
+                                  no_close, out_size, no_map, no_unmap, opts);
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
