@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tiff_check.py: TIFF through gsmooth against an independent writer and reader: files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray, gray+alpha, RGB, RGBA, separate planes, MinIsWhite, deflate+predictor, LZMA, several pages) and by PIL's libtiff codecs (LZW, PackBits, JPEG); decoded samples, smoothing on every axis and integrals compared with numpy; what gsmooth writes read back by tifffile; refusals (float, signed, 1-bit, palette) with their message; a pipe gives the file's result.
+"""tiff_check.py: TIFF through gsmooth against an independent writer and reader: files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray, gray+alpha, RGB, RGBA, separate planes, MinIsWhite, deflate+predictor, LZMA, several pages) and by PIL's libtiff codecs (LZW, PackBits, deflate; JPEG in RGB and YCbCr); decoded samples, smoothing on every axis and integrals compared with numpy; what gsmooth writes read back by tifffile; refusals (float, signed, 1-bit, palette) with their message; a pipe gives the file's result.
 
 usage: tiff_check.py GSMOOTH
 """
@@ -135,6 +135,29 @@ def check_input(gsmooth, tmp, name, gray, bits, write):
               f"dtype {got.dtype} want {want.dtype}; {differs(got, want)}")
 
 
+def check_jpeg_ycbcr(gsmooth, tmp):
+    """JPEG-compressed YCbCr TIFF (PIL through libtiff): libjpeg gives RGB, then BT.601.
+    Lossy, and PIL's own read converts differently, so the check is a tolerance."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    rgb = imagegen.photo_like(96, 160, seed=71, channels=3)
+    for mode in ("YCbCr", "RGB"):  # photometric 6 (YCbCr) and 2 (RGB), both JPEG-compressed
+        src = os.path.join(tmp, f"jpeg_{mode}.tif")
+        Image.fromarray(rgb).convert(mode).save(src, compression="jpeg", quality=95)
+        with tifffile.TiffFile(src) as f:
+            photometric = f.pages[0].photometric
+        back = np.asarray(Image.open(src).convert("RGB")).astype(np.int64)
+        want = luma(back[..., 0], back[..., 1], back[..., 2])
+        out = os.path.join(tmp, "jpeg.pgm")
+        r = run(gsmooth, ["--quiet", "--iters", "0", src, out])
+        got = read_pgm(out)[0] if r.returncode == 0 else None
+        worst = int(np.abs(got - want).max()) if got is not None and got.shape == want.shape else None
+        check(f"jpeg {mode} (photometric {photometric})", worst is not None and worst <= 3,
+              f"exit {r.returncode}, worst difference {worst}: {r.stderr.decode().strip()}")
+
+
 def check_written(gsmooth, tmp):
     """How gsmooth writes TIFF: one gray sample, deflate with the horizontal predictor,
     strips, the right sample format; 8, 16, 32 and 64-bit."""
@@ -211,6 +234,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gsmooth-tiff-") as tmp:
         for name, gray, bits, write in inputs(rng) + pil_inputs():
             check_input(gsmooth, tmp, name, gray, bits, write)
+        check_jpeg_ycbcr(gsmooth, tmp)
         check_written(gsmooth, tmp)
         check_refusals(gsmooth, tmp)
         check_limits_and_pipe(gsmooth, tmp)
