@@ -191,6 +191,25 @@ for a in y xy; do
     AXIS_EXACT="$AXIS_EXACT $a: $e;"
 done
 
+say "e2e_bench: TIFF in and out on 8192x8192 ($AXIS_RUNS rounds), vips conv 7x1 (integer precision: 8-bit out) with deflate level 1 + predictor, and uncompressed"
+BIG_TIF="$IMG/mosaic8192.tif"   # deflate + horizontal predictor, as gsmooth writes it
+[ -s "$BIG_TIF" ] || gs --iters 0 "$BIG" "$BIG_TIF" || exit 1
+for ((r = 1; r <= AXIS_RUNS; r++)); do
+    if [ $HAVE_TIME = 1 ]; then
+        peak_kb tif "$GSMOOTH" --quiet "$BIG_TIF" "$OUT/tif_gs.tif"
+        [ $HAVE_VIPS = 1 ] && peak_kb tifvraw vips conv --precision integer "$BIG_TIF" "$OUT/tif_vraw.tif" "$MAT"
+        [ $HAVE_VIPS = 1 ] && peak_kb tifvips vips conv --precision integer "$BIG_TIF" "$OUT/tif_vips.tif[compression=deflate,predictor=horizontal,level=1]" "$MAT"
+    else
+        run_timed tif gs "$BIG_TIF" "$OUT/tif_gs.tif"
+        [ $HAVE_VIPS = 1 ] && run_timed tifvraw vips conv --precision integer "$BIG_TIF" "$OUT/tif_vraw.tif" "$MAT"
+        [ $HAVE_VIPS = 1 ] && run_timed tifvips vips conv --precision integer "$BIG_TIF" "$OUT/tif_vips.tif[compression=deflate,predictor=horizontal,level=1]" "$MAT"
+    fi
+done
+# The TIFF result must hold the PNG result's pixels (the x-axis run above), read by tifffile.
+TIF_SAME=$("$PY" -c 'import sys, numpy as np, tifffile, cv2
+a = tifffile.imread(sys.argv[1]); b = cv2.imread(sys.argv[2], cv2.IMREAD_UNCHANGED)
+print("same pixels" if a.shape == b.shape and (a == b).all() else "DIFFER")' "$OUT/tif_gs.tif" "$OUT/ax_x.png" 2>/dev/null || echo "n/a (tifffile or OpenCV missing)")
+
 say "e2e_bench: batch of $BATCH 2048x2048 files ($BATCH_RUNS rounds)"
 for ((r = 1; r <= BATCH_RUNS; r++)); do
     run_timed batch gs_batch
@@ -247,6 +266,17 @@ row "  --axis xy" "$(secs "$AXY")" "vips convsep 7 (separable)" "$(secs "$(media
 R=$(ratio "$(median "$T/ax_cv")" "$AXY")
 row "  --axis xy" "$(secs "$AXY")" "OpenCV sepFilter2D 7x7" "$(secs "$(median "$T/ax_cv")")" "${R}x" "> 1x" "$(met "$R" '>=' 1)"
 row "  pixels = design formula (float32)" "$(echo "$AXIS_EXACT" | sed 's/^ //')" "-" "-" "-" "exact" "$([ "$AXIS_EXACT" = " y: exact; xy: exact;" ] && echo yes || echo NO)"
+TG=$(median "$T/tif"); TV=$(median "$T/tifvips")
+R=$(ratio "$TV" "$TG")
+row "8192^2 TIFF -> TIFF K=3, wall time" "$(secs "$TG")" "vips conv 7x1 int, deflate 1+pred" "$(secs "$TV")" "${R}x" "> 1x" "$(met "$R" '>=' 1)"
+R=$(ratio "$(median "$T/tifvraw")" "$TG")
+row "  same" "$(secs "$TG")" "vips conv 7x1 int, uncompressed" "$(secs "$(median "$T/tifvraw")")" "${R}x" "-" "-"
+TS=$(fsize "$OUT/tif_gs.tif"); TVS=$(fsize "$OUT/tif_vips.tif")
+row "  output size" "$(mb "$TS")" "vips, deflate+pred." "$(mb "$TVS")" "$(ratio "$TS" "$TVS")" "-" "-"
+if [ $HAVE_TIME = 1 ]; then
+    row "  peak RSS" "$(mib "$(median "$T/tif.rss")")" "vips" "$(mib "$(median "$T/tifvips.rss")")" "$(ratio "$(median "$T/tif.rss")" "$(median "$T/tifvips.rss")")" "-" "-"
+fi
+row "  pixels = the PNG run's" "$TIF_SAME" "-" "-" "-" "same" "$([ "$TIF_SAME" = "same pixels" ] && echo yes || echo NO)"
 GB=$(median "$T/batch"); VL=$(median "$T/vloop"); VP=$(median "$T/vpar")
 ips() { awk -v n="$BATCH" -v m="$1" 'BEGIN {if (m == "nan" || m == 0) print "nan"; else printf "%.2f", n * 1000 / m}'; }
 GI=$(ips "$GB"); VLI=$(ips "$VL"); VPI=$(ips "$VP")
