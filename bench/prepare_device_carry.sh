@@ -1,5 +1,5 @@
 #!/bin/sh
-# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb, Debian's libjpeg-turbo, ISA-L) into .device/, carried with each device call.
+# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb, Debian's libjpeg-turbo, ISA-L, libtiff and its codecs, python3-tifffile) into .device/, carried with each device call.
 # Run here, from the repository root, before a device call; bench/run_gpu.sh puts
 # .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
 # on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.
@@ -8,7 +8,9 @@ dest=.device
 mkdir -p "$dest/lib" "$dest/include"
 libdir=/usr/lib/x86_64-linux-gnu
 # libjpeg.so.62 (Debian's libjpeg-turbo): Ubuntu's is libjpeg.so.8, another soname.
-for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*' 'libisal.so*'; do
+# libtiff.so.6 with the codec libraries Ubuntu's image may lack (Debian's build links them).
+for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*' 'libisal.so*' \
+    'libtiff.so.6*' 'libdeflate.so.0*' 'libLerc.so.4*' 'libjbig.so.0*' 'libwebp.so.7*' 'libsharpyuv.so.0*'; do
     for f in $libdir/$pattern; do
         [ -e "$f" ] && cp -a "$f" "$dest/lib/"
     done
@@ -23,6 +25,11 @@ done
 for a in libcheck.a libcheck_pic.a libsubunit.a; do
     [ -e "$libdir/$a" ] && cp -a "$libdir/$a" "$dest/lib/"
 done
+# python3-tifffile (pure Python) for the TIFF test there; bench/run_gpu.sh puts it on PYTHONPATH.
+if [ -d /usr/lib/python3/dist-packages/tifffile ]; then
+    mkdir -p "$dest/python"
+    cp -a /usr/lib/python3/dist-packages/tifffile "$dest/python/"
+fi
 du -sh "$dest"
 # pkg-config files relative to themselves, so a CMake configure there finds them
 # (bench/run_gpu.sh sets PKG_CONFIG_PATH=.device/pkgconfig).

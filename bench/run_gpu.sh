@@ -14,6 +14,7 @@ ROOT=$PWD
 STEPS=${STEPS:-env,tests,cpu,bench,sanitize,e2e}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONPATH="$ROOT/.device/python${PYTHONPATH:+:$PYTHONPATH}"
 export PKG_CONFIG_PATH="$ROOT/.device/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export PYTHONUNBUFFERED=1 CK_FORK=no
 unset GSMOOTH_CUDA_VARIANT
@@ -68,6 +69,9 @@ if want tests; then
             timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1
             echo "== large_check cuda (images several strips tall against the numpy reference)"
             timeout 300 python3 tests/golden/large_check.py "$BUILD/bin/gsmooth" cuda || status=1
+            echo "== tiff_check (libtiff and tifffile carried in .device/)"
+            timeout 120 python3 tests/tiff/tiff_check.py "$BUILD/bin/gsmooth"; rc=$?
+            [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
         fi
     } 2>&1 | tee "$OUT/tests.log"
     grep -q "exit 0 in" "$OUT/tests.log" || status=1
