@@ -10,7 +10,8 @@
  * Versioning. Every struct crossing the boundary starts with its size and the ABI
  * major/minor it was built against. A host refuses a plugin of another major, or of a newer
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
- * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy).
+ * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy);
+ * the design's plan named 1.1 for strips already in device memory, which will be 1.2.
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
