@@ -224,14 +224,14 @@ static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint64_t a
         if (tw == 0 || th == 0) return tiff_failure(t, "tiles without a size", err, err_size);
         t->tile_width = tw;
         band_rows = th;
-        const tmsize_t tile = TIFFTileSize(t->tif);
-        if (tile <= 0) return tiff_failure(t, "tile size overflows", err, err_size);
+        const uint64_t tile = TIFFTileSize64(t->tif); /* 0 when the size overflows */
+        if (tile == 0) return tiff_failure(t, "tile size overflows", err, err_size);
         /* A tile may be larger than the image, but not larger than what --max-pixels
          * allows libtiff to allocate (its header alone claims it). */
-        if ((uint64_t)tile > alloc_limit)
+        if (tile > alloc_limit)
             return gs_fail(err, err_size, GS_ERR_TOO_LARGE,
-                           "TIFF tile of %ux%u (%lld bytes) is over the memory limit that "
-                           "--max-pixels sets (%llu bytes)", tw, th, (long long)tile,
+                           "TIFF tile of %ux%u (%llu bytes) is over the memory limit that "
+                           "--max-pixels sets (%llu bytes)", tw, th, (unsigned long long)tile,
                            (unsigned long long)alloc_limit);
         t->piece_bytes = (size_t)tile;
     } else {
@@ -322,10 +322,10 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
         rc = plan_bands(t, &reader->info, gs_tiff_alloc_limit(max_pixels), err, err_size);
         if (rc != GS_OK) goto cleanup;
     } else {
-        /* A scanline as libtiff gives it; YCbCr JPEG gives RGB, which TIFFScanlineSize
+        /* A scanline as libtiff gives it; YCbCr JPEG gives RGB, which TIFFScanlineSize64
          * knows once JPEGCOLORMODE is set. */
-        const tmsize_t line = TIFFScanlineSize(t->tif);
-        if (line <= 0 || (uint64_t)line != row_bytes) {
+        const uint64_t line = TIFFScanlineSize64(t->tif); /* 0 when the size overflows */
+        if (line == 0 || line != row_bytes) {
             rc = tiff_failure(t, "row size disagrees with the header", err, err_size);
             goto cleanup;
         }
