@@ -89,6 +89,20 @@ def inputs(rng):
     ]
 
 
+def large_inputs():
+    """Several pipeline strips tall (the CPU plugin takes 1 MiB of rows a strip: 256 rows of
+    2048 16-bit samples, 256 of 4096 8-bit), with TIFF bands that never line up with them."""
+    g16 = np.tile(imagegen.photo_like(550, 1024, seed=81, channels=1, bits=16), (2, 2))
+    g8 = np.random.default_rng(82).integers(0, 256, (777, 4096), dtype=np.uint8)
+    tw = tifffile.imwrite
+    return [
+        ("large16_tiles_2048x1100", g16.astype(np.int64), 16,
+         lambda p: tw(p, g16, tile=(96, 128), compression="zlib", predictor=True)),
+        ("large8_strips_4096x777", g8.astype(np.int64), 8, lambda p: tw(p, g8, rowsperstrip=50)),
+        ("large8_one_strip_4096x777", g8.astype(np.int64), 8, lambda p: tw(p, g8, rowsperstrip=777)),
+    ]
+
+
 def pil_inputs():
     """Codecs tifffile cannot write without imagecodecs, written by PIL through libtiff."""
     try:
@@ -118,15 +132,15 @@ def check_input(gsmooth, tmp, name, gray, bits, write):
     if name.endswith("pages"):
         check(f"{name} note", b"3 pages: only the first is read" in r.stderr, r.stderr.decode())
     # smoothing on each axis, written as TIFF and read back by tifffile
-    for axis in ("x", "y", "xy"):
+    for axis, k in (("x", 3), ("y", 3), ("xy", 3)) + ((("y", 40), ("xy", 40)) if name.startswith("large") else ()):
         out = os.path.join(tmp, "smooth.tif")
-        r = run(gsmooth, ["--quiet", "--iters", "3", "--axis", axis, src, out])
+        r = run(gsmooth, ["--quiet", "--iters", str(k), "--axis", axis, src, out])
         if r.returncode != 0:
-            check(f"{name} --axis {axis}", False, f"exit {r.returncode}: {r.stderr.decode().strip()}")
+            check(f"{name} --axis {axis} K={k}", False, f"exit {r.returncode}: {r.stderr.decode().strip()}")
             continue
         got = tifffile.imread(out)
-        want = smooth(gray, bits, 3, axis)
-        check(f"{name} --axis {axis} -> .tif", got.dtype == (np.uint16 if bits == 16 else np.uint8)
+        want = smooth(gray, bits, k, axis)
+        check(f"{name} --axis {axis} K={k} -> .tif", got.dtype == (np.uint16 if bits == 16 else np.uint8)
               and not differs(got.astype(np.int64), want), f"dtype {got.dtype}; {differs(got.astype(np.int64), want)}")
     # exact integrals as TIFF
     for mode, flag in (("rows", "--integral"), ("2d", "--integral=2d")):
@@ -238,7 +252,7 @@ def main():
     gsmooth = sys.argv[1]
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory(prefix="gsmooth-tiff-") as tmp:
-        for name, gray, bits, write in inputs(rng) + pil_inputs():
+        for name, gray, bits, write in inputs(rng) + large_inputs() + pil_inputs():
             check_input(gsmooth, tmp, name, gray, bits, write)
         check_jpeg_ycbcr(gsmooth, tmp)
         check_written(gsmooth, tmp)
