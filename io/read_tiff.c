@@ -27,6 +27,10 @@
 /* Interleaved strips up to this size are decoded whole (libtiff inflates a whole strip with
  * libdeflate, a row at a time with zlib: 3x slower); larger ones a row at a time. */
 #define TIFF_BAND_BYTES_MAX (8u << 20)
+/* The tile grid's pixels (tiles across x tile width, tiles down x tile height) may be at
+ * most this many times the image's, plus the slack (see plan_bands). */
+#define TIFF_TILE_GRID_FACTOR 4u
+#define TIFF_TILE_GRID_SLACK (UINT64_C(1) << 24)
 
 typedef struct tiff_state {
     TIFF *tif;
@@ -86,7 +90,8 @@ static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_
         if (!t->tiled) {
             const tmsize_t want = (tmsize_t)((size_t)rows * width * plane_px_bytes);
             const uint32_t strip = TIFFComputeStrip(t->tif, y0, (uint16_t)s);
-            if (TIFFReadEncodedStrip(t->tif, strip, t->piece, want) != want)
+            memset(t->piece, 0, t->piece_bytes); /* nothing of the last strip can show through */
+            if (TIFFReadEncodedStrip(t->tif, strip, t->piece, want) != want || t->msgs.bad_data)
                 return tiff_failure(t, "a strip is short or unreadable", err, err_size);
             for (uint32_t r = 0; r < rows; ++r)
                 place_samples(t, t->band + (size_t)r * t->row_bytes,
@@ -94,10 +99,12 @@ static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_
             continue;
         }
         const size_t tile_row = (size_t)t->tile_width * plane_px_bytes;
-        for (uint32_t x = 0; x < width; x += t->tile_width) {
+        for (uint64_t x64 = 0; x64 < width; x64 += t->tile_width) {
+            const uint32_t x = (uint32_t)x64;
             const uint32_t tile = TIFFComputeTile(t->tif, x, y0, 0, (uint16_t)s);
+            memset(t->piece, 0, t->piece_bytes);
             if (TIFFReadEncodedTile(t->tif, tile, t->piece, (tmsize_t)t->piece_bytes) !=
-                (tmsize_t)t->piece_bytes)
+                (tmsize_t)t->piece_bytes || t->msgs.bad_data)
                 return tiff_failure(t, "a tile is short or unreadable", err, err_size);
             const uint32_t cols = width - x < t->tile_width ? width - x : t->tile_width;
             for (uint32_t r = 0; r < rows; ++r)
@@ -135,7 +142,8 @@ static gs_status tiff_read_rows(gs_reader *reader, unsigned char *dst, size_t st
             }
             row = t->band + (size_t)(y - b * t->band_rows) * t->row_bytes;
         } else {
-            if (TIFFReadScanline(t->tif, t->row, y, 0) < 0)
+            memset(t->row, 0, t->row_bytes);
+            if (TIFFReadScanline(t->tif, t->row, y, 0) < 0 || t->msgs.bad_data)
                 return tiff_failure(t, "a row is unreadable", err, err_size);
             row = t->row;
         }
@@ -177,8 +185,8 @@ static const char *sample_format_name(uint16_t format)
 }
 
 /* Which photometric interpretations are read, and as how many channels. */
-static gs_status check_layout(tiff_state *t, gs_reader *reader, uint16_t photometric, uint16_t spp,
-                              uint16_t compression, char *err, size_t err_size)
+static gs_status check_layout(tiff_state *t, uint16_t photometric, uint16_t spp,
+                              uint16_t compression, uint16_t planar, char *err, size_t err_size)
 {
     switch (photometric) {
     case PHOTOMETRIC_MINISBLACK:
@@ -192,7 +200,11 @@ static gs_status check_layout(tiff_state *t, gs_reader *reader, uint16_t photome
         t->channels = spp;
         return GS_OK;
     case PHOTOMETRIC_YCBCR:
-        /* JPEG-compressed YCbCr: libjpeg converts to RGB, subsampling included. */
+        /* JPEG-compressed YCbCr: libjpeg converts to RGB, subsampling included; libtiff
+         * does that only for interleaved samples (separate planes come back as Y, Cb, Cr). */
+        if (compression == COMPRESSION_JPEG && spp == 3 && planar != PLANARCONFIG_CONTIG)
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "YCbCr JPEG TIFF with separate planes is not supported (interleaved only)");
         if (compression != COMPRESSION_JPEG || spp != 3) break;
         if (!TIFFSetField(t->tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB))
             return tiff_failure(t, "JPEG colour mode refused", err, err_size);
@@ -206,7 +218,6 @@ static gs_status check_layout(tiff_state *t, gs_reader *reader, uint16_t photome
                        "TIFF photometric interpretation %u is not supported (gray, gray+alpha, RGB "
                        "or RGBA only)", photometric);
     }
-    (void)reader;
     return gs_fail(err, err_size, GS_ERR_FORMAT,
                    "TIFF with %u samples per pixel and photometric interpretation %u is not "
                    "supported (gray, gray+alpha, RGB or RGBA only)", spp, photometric);
@@ -233,6 +244,17 @@ static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint64_t a
                            "TIFF tile of %ux%u (%llu bytes) is over the memory limit that "
                            "--max-pixels sets (%llu bytes)", tw, th, (unsigned long long)tile,
                            (unsigned long long)alloc_limit);
+        /* Every tile of the grid is decoded, padding included: the grid may pass the image
+         * by at most TIFF_TILE_GRID_FACTOR times its pixels plus TIFF_TILE_GRID_SLACK (tiles
+         * of 256 on a 100x100 image pass; a 16x16 image in tiles 2^28 wide does not). */
+        const uint64_t grid_w = ((uint64_t)info->width + tw - 1) / tw * tw;
+        const uint64_t grid_h = ((uint64_t)info->height + th - 1) / th * th;
+        const uint64_t grid_max = TIFF_TILE_GRID_FACTOR * (uint64_t)info->width * info->height + TIFF_TILE_GRID_SLACK;
+        if (grid_w > grid_max / grid_h)
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "invalid TIFF: tiles of %ux%u for a %ux%u image would decode %llux%llu pixels",
+                           tw, th, info->width, info->height, (unsigned long long)grid_w,
+                           (unsigned long long)grid_h);
         t->piece_bytes = (size_t)tile;
     } else {
         TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &band_rows);
@@ -298,7 +320,7 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
                      "%u-bit TIFF samples are not supported (8 or 16-bit only)", bps);
         goto cleanup;
     }
-    rc = check_layout(t, reader, photometric, spp, compression, err, err_size);
+    rc = check_layout(t, photometric, spp, compression, planar, err, err_size);
     if (rc != GS_OK) goto cleanup;
     rc = gs_check_pixels(width, height, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;

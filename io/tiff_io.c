@@ -35,24 +35,39 @@ int gs_tiff_needs_bigtiff(uint32_t width, uint32_t height, uint32_t bits, uint32
 
 /* ---- messages ---- */
 
+static void keep_message(gs_tiff_messages *m, const char *module, const char *fmt, va_list ap)
+{
+    int n = module ? snprintf(m->error, sizeof m->error, "%s: ", module) : 0;
+    if (n < 0 || (size_t)n >= sizeof m->error) n = 0;
+    vsnprintf(m->error + n, sizeof m->error - (size_t)n, fmt, ap);
+    for (char *c = m->error; *c; ++c)
+        if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
 static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
     (void)tif;
     gs_tiff_messages *m = user;
-    if (m && !m->error[0]) {
-        int n = module ? snprintf(m->error, sizeof m->error, "%s: ", module) : 0;
-        if (n < 0 || (size_t)n >= sizeof m->error) n = 0;
-        vsnprintf(m->error + n, sizeof m->error - (size_t)n, fmt, ap);
-        for (char *c = m->error; *c; ++c)
-            if (*c == '\n' || *c == '\r') *c = ' ';
-    }
+    if (m && !m->error[0]) keep_message(m, module, fmt, ap);
     return 1; /* handled: libtiff's global handler is not called */
+}
+
+/* libtiff's JPEG codec only warns when a strip's or tile's JPEG stream is smaller than
+ * the strip or tile, then reports the whole size decoded: that is damage, not a remark. */
+static int warning_loses_data(const char *fmt)
+{
+    return strstr(fmt, "Improper JPEG strip/tile size") != NULL;
 }
 
 static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
-    return 1; /* dropped: a warning never stops a read, and gsmooth prints no libtiff chatter */
+    (void)tif;
+    gs_tiff_messages *m = user;
+    if (m && warning_loses_data(fmt)) {
+        m->bad_data = 1;
+        if (!m->error[0]) keep_message(m, module, fmt, ap);
+    }
+    return 1; /* otherwise dropped: gsmooth prints no libtiff chatter */
 }
 
 static TIFFOpenOptions *options(uint64_t alloc_limit, gs_tiff_messages *msgs)
@@ -102,8 +117,8 @@ static tmsize_t in_write(thandle_t h, void *buf, tmsize_t n)
 static toff_t in_seek(thandle_t h, toff_t off, int whence)
 {
     gs_tiff_input *in = h;
-    uint64_t base = whence == SEEK_CUR ? in->pos : whence == SEEK_END ? in->size : 0;
     if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return (toff_t)-1;
+    const uint64_t base = whence == SEEK_CUR ? in->pos : whence == SEEK_END ? in->size : 0;
     if (off > UINT64_MAX - base) return (toff_t)-1;
     in->pos = base + off; /* past the end is allowed; reads there give 0 bytes */
     return in->pos;
@@ -137,7 +152,7 @@ static int spool_file(void)
         errno = ENAMETOOLONG;
         return -1;
     }
-    fd = mkstemp(path);
+    fd = mkostemp(path, O_CLOEXEC);
     if (fd >= 0) unlink(path);
     return fd;
 }
@@ -236,6 +251,7 @@ static tmsize_t out_read(thandle_t h, void *buf, tmsize_t n)
 static tmsize_t out_write(thandle_t h, void *buf, tmsize_t n)
 {
     gs_tiff_output *out = h;
+    if (out->discard) return -1;
     if (n <= 0) return 0;
     size_t put = fwrite(buf, 1, (size_t)n, out->fp);
     if (put != (size_t)n && !out->write_errno) out->write_errno = errno ? errno : EIO;
@@ -245,7 +261,7 @@ static tmsize_t out_write(thandle_t h, void *buf, tmsize_t n)
 static toff_t out_seek(thandle_t h, toff_t off, int whence)
 {
     gs_tiff_output *out = h;
-    if (off > (toff_t)INT64_MAX) return (toff_t)-1;
+    if (out->discard || off > (toff_t)INT64_MAX) return (toff_t)-1;
     if (fseeko(out->fp, (off_t)off, whence) != 0) return (toff_t)-1;
     const off_t at = ftello(out->fp);
     return at < 0 ? (toff_t)-1 : (toff_t)at;

@@ -8,9 +8,12 @@
 
 #include "io_internal.h"
 
-/* libtiff's first error on one handle, one line; warnings are dropped. */
+/* libtiff's first error on one handle, one line. Warnings are dropped, except the ones
+ * that mean a decode filled less than it reported (then bad_data is set, with the
+ * warning as the error). */
 typedef struct gs_tiff_messages {
     char error[GS_ERR_SIZE / 2];
+    int bad_data;
 } gs_tiff_messages;
 
 /* A TIFF input as libtiff reads it: a file (or spool) by pread, or bytes in memory. */
@@ -44,6 +47,7 @@ TIFF *gs_tiff_open_read(gs_tiff_input *in, uint64_t alloc_limit, gs_tiff_message
 typedef struct gs_tiff_output {
     FILE *fp;
     int write_errno;
+    int discard; /* set before an abort: libtiff's flush in TIFFCleanup then writes nothing */
 } gs_tiff_output;
 
 /* Writing to out->fp, BigTIFF when `big`. */

@@ -15,7 +15,7 @@ typedef struct tiff_out_state {
     TIFF *tif;
     gs_tiff_output out;
     gs_tiff_messages msgs;
-    unsigned char *strip; /* rows gathered for the next strip (libtiff's predictor rewrites it) */
+    unsigned char *strip; /* rows gathered for the next strip */
     size_t row_bytes;
     uint32_t rows_per_strip;
     uint32_t rows_held;   /* rows in `strip` */
@@ -71,7 +71,10 @@ static void tiff_out_destroy(void *impl)
 {
     tiff_out_state *t = impl;
     if (!t) return;
-    if (t->tif) TIFFCleanup(t->tif); /* aborted: nothing more is written */
+    if (t->tif) {
+        t->out.discard = 1; /* aborted: TIFFCleanup flushes a file open for writing */
+        TIFFCleanup(t->tif);
+    }
     free(t->strip);
     free(t);
 }
@@ -121,7 +124,6 @@ gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
         !TIFFSetField(t->tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_ADOBE_DEFLATE) ||
         !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, (uint16_t)PREDICTOR_HORIZONTAL) ||
         !TIFFSetField(t->tif, TIFFTAG_ZIPQUALITY, TIFF_ZIP_QUALITY) ||
-        !TIFFSetField(t->tif, TIFFTAG_DEFLATE_SUBCODEC, DEFLATE_SUBCODEC_LIBDEFLATE) ||
         !TIFFSetField(t->tif, TIFFTAG_SOFTWARE, "gsmooth")) {
         rc = tiff_write_failure(t, "header", err, err_size);
         goto cleanup;

@@ -821,7 +821,8 @@ START_TEST(test_writer_abort_leaves_nothing)
     ck_assert_int_eq(mkdir(dir, 0755), 0);
     const struct { gs_out_format fmt; const char *name; uint32_t bits; } cases[] = {
         {GS_OUT_PNG, "out/a.png", 16}, {GS_OUT_PGM, "out/a.pgm", 8}, {GS_OUT_BMP, "out/a.bmp", 8},
-        {GS_OUT_TGA, "out/a.tga", 8}, {GS_OUT_JPG, "out/a.jpg", 8}, {GS_OUT_NPY, "out/a.npy", 32}};
+        {GS_OUT_TGA, "out/a.tga", 8}, {GS_OUT_JPG, "out/a.jpg", 8}, {GS_OUT_NPY, "out/a.npy", 32},
+        {GS_OUT_TIF, "out/a.tif", 64}};
     uint64_t row[32] = {0}; /* room for 3 rows of 8 samples at a 64-byte stride */
     const size_t stride = 64;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -81,6 +81,59 @@ def tiff_bytes(width, height, strips, rows_per_strip, compression=1, bits=8, spp
     return b"II*\0" + struct.pack("<I", ifd_at) + data + bytes(ifd_at - 8 - len(data)) + ifd + blobs
 
 
+def tiff_tagged(entries, blobs):
+    """A little-endian classic TIFF of the given IFD entries (tag, type, values), types 3
+    SHORT and 4 LONG; a value ("blob", i) is the offset of blobs[i], which follow the
+    header. Any number of values: arrays that do not fit an entry follow the IFD."""
+    out = bytearray(b"II*\0" + bytes(4))
+    at = []
+    for blob in blobs:
+        at.append(len(out))
+        out += blob + bytes(len(blob) % 2)
+    ifd_at = len(out)
+    entries = sorted(entries)
+    extra = ifd_at + 2 + 12 * len(entries) + 4
+    ifd, tail = bytearray(struct.pack("<H", len(entries))), bytearray()
+    for tag, typ, values in entries:
+        values = [at[v[1]] if isinstance(v, tuple) else v for v in values]
+        raw = struct.pack("<%d%s" % (len(values), "H" if typ == 3 else "I"), *values)
+        if len(raw) <= 4:
+            ifd += struct.pack("<HHI", tag, typ, len(values)) + raw.ljust(4, b"\0")
+        else:
+            ifd += struct.pack("<HHII", tag, typ, len(values), extra + len(tail))
+            tail += raw
+    ifd += bytes(4)
+    out += ifd + tail
+    struct.pack_into("<I", out, 4, ifd_at)
+    return bytes(out)
+
+
+def tiff_review_cases(out_dir):
+    """Found in review (2026-11-30) and fixed: a tile grid far larger than the image, YCbCr
+    JPEG in separate planes, and a JPEG strip narrower than its strip."""
+    zeros = zlib.compress(bytes(1048576 * 16), 9)  # one tile of 2^20 x 16, all tiles share it
+    tiles = 4096 // 16
+    add(out_dir, "tiff_tile_grid_bomb.tif", tiff_tagged([
+        (256, 4, [16]), (257, 4, [4096]), (258, 3, [8]), (259, 3, [8]), (262, 3, [1]), (277, 3, [1]),
+        (322, 4, [1048576]), (323, 4, [16]), (324, 4, [("blob", 0)] * tiles), (325, 4, [len(zeros)] * tiles),
+    ], [zeros]), "fail")
+    add(out_dir, "tiff_ycbcr_jpeg_separate.tif", tiff_tagged([
+        (256, 4, [16]), (257, 4, [16]), (258, 3, [8, 8, 8]), (259, 3, [7]), (262, 3, [6]), (277, 3, [3]),
+        (278, 4, [16]), (273, 4, [("blob", 0)] * 3), (279, 4, [64] * 3), (284, 3, [2]),
+    ], [bytes(64)]), "fail")
+    rng = np.random.default_rng(3)
+    wide = [pil_bytes(rng.integers(0, 256, (16, 48), dtype=np.uint8), "JPEG", quality=90) for _ in range(2)]
+    narrow = pil_bytes(rng.integers(0, 256, (16, 32), dtype=np.uint8), "JPEG", quality=90)
+
+    def jpeg_tiff(strips):
+        return tiff_tagged([
+            (256, 4, [48]), (257, 4, [32]), (258, 3, [8]), (259, 3, [7]), (262, 3, [1]), (277, 3, [1]),
+            (278, 4, [16]), (273, 4, [("blob", 0), ("blob", 1)]), (279, 4, [len(x) for x in strips]),
+        ], strips)
+    add(out_dir, "valid_handmade_jpeg_strips.tif", jpeg_tiff(wide), "ok")
+    add(out_dir, "tiff_jpeg_strip_narrower.tif", jpeg_tiff([wide[0], narrow]), "fail")
+
+
 def tiff_lies(out_dir):
     """TIFF headers that lie or refuse, beside the truncated and flipped files."""
     rows = [bytes(range(64)) * 1] * 40
@@ -430,6 +483,7 @@ def main():
     png_header_lies(out_dir, files["gray.png"])
     png_stream_trailers(out_dir)
     tiff_lies(out_dir)
+    tiff_review_cases(out_dir)
     bombs(out_dir)
     netpbm_lies(out_dir)
     splices(out_dir, files)
