@@ -1,5 +1,6 @@
 /* write_tiff.c: the TIFF writer on libtiff: 8/16-bit gray images and exact 32/64-bit integrals, deflated with the horizontal predictor in strips, streamed row by row; BigTIFF whenever the file could pass 4 GiB. */
 #include "io_internal.h"
+#include "png_tuning.h"
 #include "tiff_io.h"
 
 #include <stdlib.h>
@@ -7,9 +8,18 @@
 
 /* Bytes of uncompressed rows per strip: small enough to stream, large enough for deflate. */
 #define TIFF_STRIP_BYTES (256u << 10)
-/* libdeflate's level 1: on the smoothed 8192^2 mosaic 0.71 s for 22.8 MB, where level 6
- * took 5.1 s for 20.8 MB (bench/NOTES_E2E.md, "TIFF"). */
-#define TIFF_ZIP_QUALITY 1
+/* The deflate level follows the PNG setting (--compression, --png-level): 0 writes
+ * uncompressed strips; ISA-L's fast tier 1..3 (the default, 2, among them) becomes
+ * libdeflate's level 1; zlib's levels 4..9 the same libdeflate level. On the smoothed
+ * 8192^2 mosaic level 1 took 0.62-0.71 s for 22.8 MB, level 2 0.98-1.18 s for 22.1 MB,
+ * level 6 5.1 s for 20.8 MB (bench/NOTES_E2E.md, "TIFF"). */
+#define TIFF_FAST_LEVEL 1
+#define TIFF_FAST_TIER_MAX 3
+
+static int tiff_deflate_level(int png_level)
+{
+    return png_level <= TIFF_FAST_TIER_MAX && png_level > 0 ? TIFF_FAST_LEVEL : png_level;
+}
 
 typedef struct tiff_out_state {
     TIFF *tif;
@@ -121,10 +131,14 @@ gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
         !TIFFSetField(t->tif, TIFFTAG_PHOTOMETRIC, (uint16_t)PHOTOMETRIC_MINISBLACK) ||
         !TIFFSetField(t->tif, TIFFTAG_PLANARCONFIG, (uint16_t)PLANARCONFIG_CONTIG) ||
         !TIFFSetField(t->tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip) ||
-        !TIFFSetField(t->tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_ADOBE_DEFLATE) ||
-        !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, (uint16_t)PREDICTOR_HORIZONTAL) ||
-        !TIFFSetField(t->tif, TIFFTAG_ZIPQUALITY, TIFF_ZIP_QUALITY) ||
         !TIFFSetField(t->tif, TIFFTAG_SOFTWARE, "gsmooth")) {
+        rc = tiff_write_failure(t, "header", err, err_size);
+        goto cleanup;
+    }
+    const int level = tiff_deflate_level(gs_png_level());
+    if (level > 0 && (!TIFFSetField(t->tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_ADOBE_DEFLATE) ||
+                      !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, (uint16_t)PREDICTOR_HORIZONTAL) ||
+                      !TIFFSetField(t->tif, TIFFTAG_ZIPQUALITY, level))) {
         rc = tiff_write_failure(t, "header", err, err_size);
         goto cleanup;
     }

@@ -203,6 +203,33 @@ def check_written(gsmooth, tmp):
                   f"{page.compression} predictor {page.predictor} photometric {page.photometric}")
 
 
+def check_levels(gsmooth, tmp):
+    """The PNG compression settings choose the TIFF deflate level: --png-level 0 writes
+    uncompressed strips, --compression small a smaller file than the default; the same
+    pixels every time."""
+    g = imagegen.photo_like(400, 600, seed=91, channels=1)
+    src = os.path.join(tmp, "levels.tif")
+    tifffile.imwrite(src, g)
+    want = smooth(g.astype(np.int64), 8, 3)
+    sizes = {}
+    for label, args, compression, predictor in (("default", [], 8, 2), ("store", ["--png-level", "0"], 1, 1),
+                                                ("small", ["--compression", "small"], 8, 2)):
+        out = os.path.join(tmp, f"level_{label}.tif")
+        r = run(gsmooth, ["--quiet", *args, src, out])
+        if r.returncode != 0:
+            check(f"level {label}", False, r.stderr.decode().strip())
+            continue
+        with tifffile.TiffFile(out) as f:
+            page = f.pages[0]
+            got = page.asarray().astype(np.int64)
+            check(f"level {label}", page.compression == compression and page.predictor == predictor
+                  and not differs(got, want), f"compression {page.compression} predictor {page.predictor}; "
+                  f"{differs(got, want)}")
+        sizes[label] = os.path.getsize(out)
+    check("--compression small is smaller than the default",
+          sizes.get("small", 1) < sizes.get("default", 0) < sizes.get("store", 0), str(sizes))
+
+
 def check_refusals(gsmooth, tmp):
     g = np.zeros((20, 30), dtype=np.uint8)
     cases = [
@@ -256,6 +283,7 @@ def main():
             check_input(gsmooth, tmp, name, gray, bits, write)
         check_jpeg_ycbcr(gsmooth, tmp)
         check_written(gsmooth, tmp)
+        check_levels(gsmooth, tmp)
         check_refusals(gsmooth, tmp)
         check_limits_and_pipe(gsmooth, tmp)
     for f in failures:
