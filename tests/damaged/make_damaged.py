@@ -117,11 +117,15 @@ def tiff_review_cases(out_dir):
         (256, 4, [16]), (257, 4, [4096]), (258, 3, [8]), (259, 3, [8]), (262, 3, [1]), (277, 3, [1]),
         (322, 4, [1048576]), (323, 4, [16]), (324, 4, [("blob", 0)] * tiles), (325, 4, [len(zeros)] * tiles),
     ], [zeros]), "fail")
+    # Each plane a valid 16x16 JPEG (no subsampling), so only the refusal stops it:
+    # libtiff would hand back the raw Y, Cb and Cr planes as if they were RGB.
+    rng = np.random.default_rng(3)
+    planes = [pil_bytes(rng.integers(0, 256, (16, 16), dtype=np.uint8), "JPEG", quality=90) for _ in range(3)]
     add(out_dir, "tiff_ycbcr_jpeg_separate.tif", tiff_tagged([
         (256, 4, [16]), (257, 4, [16]), (258, 3, [8, 8, 8]), (259, 3, [7]), (262, 3, [6]), (277, 3, [3]),
-        (278, 4, [16]), (273, 4, [("blob", 0)] * 3), (279, 4, [64] * 3), (284, 3, [2]),
-    ], [bytes(64)]), "fail")
-    rng = np.random.default_rng(3)
+        (278, 4, [16]), (273, 4, [("blob", 0), ("blob", 1), ("blob", 2)]), (279, 4, [len(p) for p in planes]),
+        (284, 3, [2]), (530, 3, [1, 1]),
+    ], planes), "fail")
     wide = [pil_bytes(rng.integers(0, 256, (16, 48), dtype=np.uint8), "JPEG", quality=90) for _ in range(2)]
     narrow = pil_bytes(rng.integers(0, 256, (16, 32), dtype=np.uint8), "JPEG", quality=90)
 
