@@ -40,16 +40,16 @@ typedef struct tiff_state {
     unsigned bytes;         /* bytes per sample: 1 or 2 */
     int invert;             /* MinIsWhite: gray = max - sample */
     size_t row_bytes;       /* one row, interleaved, native samples */
-    unsigned char *row;     /* scanline mode: the row as libtiff gives it */
-    /* band mode */
-    int banded;             /* tiles, or separate planes */
+    unsigned char *row;     /* row mode: the row as libtiff gives it */
+    /* band mode (band != NULL): tiles, separate planes, or strips up to TIFF_BAND_BYTES_MAX */
     int tiled;
     int separate;           /* planes stored apart (PlanarConfig 2) */
     uint32_t band_rows;     /* tile height, or rows per strip */
     uint32_t tile_width;
     uint32_t band_index;    /* band held in `band`; UINT32_MAX before the first */
     unsigned char *band;    /* band_rows x row_bytes */
-    unsigned char *piece;   /* one strip or tile as libtiff decodes it */
+    unsigned char *piece;   /* one tile, or one plane's strip, as libtiff decodes it;
+                             * NULL for interleaved strips, decoded straight into band */
     size_t piece_bytes;
 } tiff_state;
 
@@ -90,9 +90,11 @@ static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_
         if (!t->tiled) {
             const tmsize_t want = (tmsize_t)((size_t)rows * width * plane_px_bytes);
             const uint32_t strip = TIFFComputeStrip(t->tif, y0, (uint16_t)s);
-            memset(t->piece, 0, t->piece_bytes); /* nothing of the last strip can show through */
-            if (TIFFReadEncodedStrip(t->tif, strip, t->piece, want) != want || t->msgs.bad_data)
+            unsigned char *into = t->piece ? t->piece : t->band;
+            memset(into, 0, (size_t)want); /* nothing of the last strip can show through */
+            if (TIFFReadEncodedStrip(t->tif, strip, into, want) != want || t->msgs.bad_data)
                 return tiff_failure(t, "a strip is short or unreadable", err, err_size);
+            if (!t->piece) continue; /* interleaved: the strip is the band */
             for (uint32_t r = 0; r < rows; ++r)
                 place_samples(t, t->band + (size_t)r * t->row_bytes,
                               t->piece + (size_t)r * width * plane_px_bytes, width, s);
@@ -116,14 +118,14 @@ static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_
     return GS_OK;
 }
 
-/* MinIsWhite: the gray sample (the first of each pixel) counts down from white. */
-static void invert_gray(const tiff_state *t, unsigned char *row, uint32_t width)
+/* MinIsWhite: gray counts down from white (applied to the gray row delivered). */
+static void invert_gray(unsigned char *gray, uint32_t width, unsigned bits)
 {
-    if (t->bytes == 2) {
-        uint16_t *s = (uint16_t *)row;
-        for (uint32_t x = 0; x < width; ++x) s[(size_t)x * t->channels] = (uint16_t)(65535u - s[(size_t)x * t->channels]);
+    if (bits == 16) {
+        uint16_t *s = (uint16_t *)gray;
+        for (uint32_t x = 0; x < width; ++x) s[x] = (uint16_t)(65535u - s[x]);
     } else {
-        for (uint32_t x = 0; x < width; ++x) row[(size_t)x * t->channels] = (unsigned char)(255u - row[(size_t)x * t->channels]);
+        for (uint32_t x = 0; x < width; ++x) gray[x] = (unsigned char)(255u - gray[x]);
     }
 }
 
@@ -134,7 +136,7 @@ static gs_status tiff_read_rows(gs_reader *reader, unsigned char *dst, size_t st
     for (uint32_t i = 0; i < rows; ++i) {
         const uint32_t y = reader->next_row + i;
         unsigned char *row;
-        if (t->banded) {
+        if (t->band) {
             const uint32_t b = y / t->band_rows;
             if (b != t->band_index) {
                 gs_status rc = load_band(reader, b, err, err_size);
@@ -147,9 +149,9 @@ static gs_status tiff_read_rows(gs_reader *reader, unsigned char *dst, size_t st
                 return tiff_failure(t, "a row is unreadable", err, err_size);
             row = t->row;
         }
-        if (t->invert) invert_gray(t, row, reader->info.width);
-        gs_row_to_gray(dst + (size_t)i * stride, row, reader->info.width, t->channels,
-                       reader->info.bits);
+        unsigned char *out = dst + (size_t)i * stride;
+        gs_row_to_gray(out, row, reader->info.width, t->channels, reader->info.bits);
+        if (t->invert) invert_gray(out, reader->info.width, reader->info.bits);
     }
     return GS_OK;
 }
@@ -224,10 +226,10 @@ static gs_status check_layout(tiff_state *t, uint16_t photometric, uint16_t spp,
 }
 
 /* Band mode's buffers: a band of interleaved rows and one decoded strip or tile. */
-static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint64_t alloc_limit, char *err,
-                            size_t err_size)
+static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint32_t strip_rows,
+                            uint64_t alloc_limit, char *err, size_t err_size)
 {
-    uint32_t band_rows = 0;
+    uint32_t band_rows = strip_rows;
     if (t->tiled) {
         uint32_t tw = 0, th = 0;
         TIFFGetField(t->tif, TIFFTAG_TILEWIDTH, &tw);
@@ -256,26 +258,20 @@ static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint64_t a
                            tw, th, info->width, info->height, (unsigned long long)grid_w,
                            (unsigned long long)grid_h);
         t->piece_bytes = (size_t)tile;
-    } else {
-        TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &band_rows);
-        if (band_rows == 0) band_rows = 1;
+    } else if (band_rows == 0) {
+        band_rows = 1;
     }
     if (band_rows > info->height) band_rows = info->height;
     t->band_rows = band_rows;
-    if (!t->tiled) {
-        /* One strip of one plane: band rows x width samples. */
-        const uint64_t strip = (uint64_t)band_rows * info->width * t->bytes * (t->separate ? 1u : t->channels);
-        if (strip > SIZE_MAX / 2) return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "TIFF strip does not fit in memory");
-        t->piece_bytes = (size_t)strip;
-    }
     const uint64_t band = (uint64_t)band_rows * t->row_bytes;
     if (band > SIZE_MAX / 2) return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "TIFF band of %u rows does not fit in memory", band_rows);
+    if (!t->tiled && t->separate) /* one strip of one plane: a part of the band's size */
+        t->piece_bytes = (size_t)band_rows * info->width * t->bytes;
     t->band = calloc(1, (size_t)band);
-    t->piece = calloc(1, t->piece_bytes);
-    if (!t->band || !t->piece)
+    if (t->piece_bytes) t->piece = calloc(1, t->piece_bytes);
+    if (!t->band || (t->piece_bytes && !t->piece))
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %u-row TIFF band", band_rows);
     t->band_index = UINT32_MAX;
-    t->banded = 1;
     return GS_OK;
 }
 
@@ -285,9 +281,10 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     tiff_state *t = calloc(1, sizeof *t);
     if (!t) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
 
-    rc = gs_tiff_input_open(&reader->src, gs_tiff_spool_limit(max_pixels), &t->in, err, err_size);
+    const uint64_t limit = gs_tiff_bytes_limit(max_pixels);
+    rc = gs_tiff_input_open(&reader->src, limit, &t->in, err, err_size);
     if (rc != GS_OK) goto cleanup;
-    t->tif = gs_tiff_open_read(&t->in, gs_tiff_alloc_limit(max_pixels), &t->msgs);
+    t->tif = gs_tiff_open_read(&t->in, limit, &t->msgs);
     if (!t->tif) {
         rc = tiff_failure(t, "not a readable TIFF", err, err_size);
         goto cleanup;
@@ -339,9 +336,9 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     reader->info.bits = bps;
     uint32_t rows_per_strip = 0;
     TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
-    const uint64_t strip_rows = rows_per_strip < height ? rows_per_strip : height;
-    if (t->tiled || t->separate || strip_rows * row_bytes <= TIFF_BAND_BYTES_MAX) {
-        rc = plan_bands(t, &reader->info, gs_tiff_alloc_limit(max_pixels), err, err_size);
+    const uint32_t strip_rows = rows_per_strip < height ? rows_per_strip : height;
+    if (t->tiled || t->separate || (uint64_t)strip_rows * row_bytes <= TIFF_BAND_BYTES_MAX) {
+        rc = plan_bands(t, &reader->info, strip_rows, limit, err, err_size);
         if (rc != GS_OK) goto cleanup;
     } else {
         /* A scanline as libtiff gives it; YCbCr JPEG gives RGB, which TIFFScanlineSize64

@@ -15,13 +15,11 @@
 #define SPOOL_CHUNK (1u << 20)
 #define CLASSIC_TIFF_LIMIT (UINT64_C(1) << 32)
 
-uint64_t gs_tiff_spool_limit(uint64_t max_pixels)
+uint64_t gs_tiff_bytes_limit(uint64_t max_pixels)
 {
     if (max_pixels > (UINT64_MAX - TIFF_SLACK_BYTES) / TIFF_BYTES_PER_PIXEL_MAX) return UINT64_MAX;
     return max_pixels * TIFF_BYTES_PER_PIXEL_MAX + TIFF_SLACK_BYTES;
 }
-
-uint64_t gs_tiff_alloc_limit(uint64_t max_pixels) { return gs_tiff_spool_limit(max_pixels); }
 
 int gs_tiff_needs_bigtiff(uint32_t width, uint32_t height, uint32_t bits, uint32_t rows_per_strip)
 {

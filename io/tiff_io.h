@@ -27,11 +27,10 @@ typedef struct gs_tiff_input {
     int read_errno;           /* errno of a failed read, 0 if none */
 } gs_tiff_input;
 
-/* Bytes a TIFF from a stream may spool: 8 a pixel of max_pixels (16-bit RGBA,
+/* Bytes a TIFF may take, both spooled from a stream and in any one allocation while
+ * reading (libtiff's or a tile buffer): 8 a pixel of max_pixels (16-bit RGBA,
  * uncompressed) plus 64 MiB for directories and worst-case codecs. */
-uint64_t gs_tiff_spool_limit(uint64_t max_pixels);
-/* libtiff's cap on any one allocation while reading: the same bound. */
-uint64_t gs_tiff_alloc_limit(uint64_t max_pixels);
+uint64_t gs_tiff_bytes_limit(uint64_t max_pixels);
 
 /* The input of `src` (positioned at its first byte): a regular file is read in place, a
  * stream is copied to an unlinked temporary file in $TMPDIR (or /tmp) first, refused past
