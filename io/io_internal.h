@@ -24,6 +24,29 @@
 #error "gsmooth needs __BYTE_ORDER__ to know the host's byte order"
 #endif
 
+/* Big-endian 32-bit fields (PNG's lengths, CRCs, IHDR sizes; zlib's Adler-32). */
+static inline uint32_t gs_load_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void gs_store_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/* Where a PNG's IHDR fields sit from the file's first byte (signature 8, chunk length 4,
+ * type 4, then the chunk data), for both PNG readers' looks at the kept head. */
+#define GS_PNG_IHDR_TYPE_AT 12
+#define GS_PNG_IHDR_WIDTH_AT 16
+#define GS_PNG_IHDR_HEIGHT_AT 20
+#define GS_PNG_IHDR_DEPTH_AT 24
+#define GS_PNG_IHDR_COLOR_AT 25
+#define GS_PNG_IHDR_INTERLACE_AT 28
+#define GS_PNG_IHDR_END_AT 29 /* one past the interlace byte */
+_Static_assert(GS_PNG_IHDR_END_AT <= GS_IO_HEAD_SIZE, "the kept head must cover IHDR");
+
 /* ---- colour to gray: the one implementation of the BT.601 luma (libjpeg's fixed point) ---- */
 
 #define GS_LUMA_R 19595u  /* 0.299 * 2^16, rounded */

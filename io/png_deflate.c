@@ -1,5 +1,6 @@
 /* png_deflate.c: a zlib stream deflated in fixed-size pieces on worker threads, each primed with the previous piece's last 32 KiB and ended with a sync flush, handed to a sink in order. */
 #include "png_deflate.h"
+#include "io_internal.h"
 
 #include <isa-l.h>
 #include <pthread.h>
@@ -224,11 +225,6 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void put_be32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
-}
 
 /* zlib's two header bytes for `level` (RFC 1950: FLEVEL as zlib writes it, FCHECK). */
 static void zlib_header(int level, unsigned char out[2])
@@ -248,7 +244,7 @@ static gs_status write_piece(gs_deflate *d, piece *p, char *err, size_t err_size
     size_t head_len = 0, tail_len = 0;
     if (d->next_write == 0) zlib_header(d->level, head), head_len = sizeof head;
     d->adler = adler32_combine(d->adler, p->adler, (z_off_t)p->in_len);
-    if (p->last) put_be32(tail, (uint32_t)d->adler), tail_len = sizeof tail;
+    if (p->last) gs_store_be32(tail, (uint32_t)d->adler), tail_len = sizeof tail;
     gs_status rc = d->sink(d->sink_ctx, head, head_len, p->out, p->out_len, tail, tail_len, err,
                            err_size);
     set_state(d, p, PIECE_FREE);

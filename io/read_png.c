@@ -27,14 +27,6 @@ static const png_byte ignored_chunks[] = {
 };
 #define PNG_CHUNK_NAME_BYTES 5 /* four letters and a NUL, as png_set_keep_unknown_chunks reads them */
 
-/* Offsets in the file of the IHDR chunk type, width and height (after the 8-byte
- * signature and the chunk's 4-byte length), read before libpng starts. */
-#define IHDR_TYPE_AT 12
-#define IHDR_WIDTH_AT 16
-#define IHDR_HEIGHT_AT 20
-#define IHDR_END_AT 24
-_Static_assert(IHDR_END_AT <= GS_IO_HEAD_SIZE, "the kept head must cover the IHDR size fields");
-
 /* Longest libpng message kept (its own messages are short). */
 #define PNG_MESSAGE_SIZE 256
 
@@ -119,10 +111,6 @@ static gs_status jump_status(const decoder *dec, char *err, size_t err_size)
     return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %s", dec->msgs.error);
 }
 
-static uint32_t load_be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* Read the header and set up libpng's transforms. Only `dec` (never reassigned) is used on
  * the longjmp path. */
@@ -259,9 +247,10 @@ gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err, si
     decoder *dec = NULL;
 
     /* Refuse a huge header from its raw bytes, before libpng allocates anything for it. */
-    if (reader->head_len >= IHDR_END_AT && memcmp(reader->head + IHDR_TYPE_AT, "IHDR", 4) == 0) {
-        rc = gs_check_pixels(load_be32(reader->head + IHDR_WIDTH_AT),
-                        load_be32(reader->head + IHDR_HEIGHT_AT), max_pixels, err, err_size);
+    if (reader->head_len >= GS_PNG_IHDR_DEPTH_AT /* through the height */ &&
+        memcmp(reader->head + GS_PNG_IHDR_TYPE_AT, "IHDR", 4) == 0) {
+        rc = gs_check_pixels(gs_load_be32(reader->head + GS_PNG_IHDR_WIDTH_AT),
+                        gs_load_be32(reader->head + GS_PNG_IHDR_HEIGHT_AT), max_pixels, err, err_size);
         if (rc != GS_OK) goto cleanup;
     }
 

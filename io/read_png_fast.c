@@ -88,10 +88,6 @@ typedef struct decoder {
     unsigned char palette[PNG_MAX_PALETTE * 3]; /* zero past the PLTE's entries */
 } decoder;
 
-static uint32_t load_be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* The PNG CRC (ISO 3309, as zlib's crc32) with ISA-L's carry-less-multiply code. */
 static uint32_t png_crc(uint32_t crc, const unsigned char *p, size_t n)
@@ -117,7 +113,7 @@ static gs_status check_crc(decoder *dec, uint32_t crc, const unsigned char type[
     unsigned char stored[CHUNK_CRC_BYTES];
     gs_status rc = read_exact(dec, stored, sizeof stored, err, err_size);
     if (rc != GS_OK) return rc;
-    *ok = load_be32(stored) == crc;
+    *ok = gs_load_be32(stored) == crc;
     if (!*ok && is_critical(type))
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: %.4s: CRC error", (const char *)type);
     return GS_OK;
@@ -145,7 +141,7 @@ static gs_status read_chunk_header(decoder *dec, uint32_t *length, unsigned char
     unsigned char header[CHUNK_HEADER_BYTES];
     gs_status rc = read_exact(dec, header, sizeof header, err, err_size);
     if (rc != GS_OK) return rc;
-    *length = load_be32(header);
+    *length = gs_load_be32(header);
     memcpy(type, header + 4, 4);
     if (*length > PNG_UINT_31_MAX)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: chunk length too large");
@@ -492,8 +488,9 @@ int gs_png_fast_takes(const unsigned char *head, size_t head_len)
 {
     /* signature, IHDR length and type, then width, height, depth, colour type,
      * compression, filter method, interlace at 16..28 */
-    if (head_len < 29 || memcmp(head + 12, "IHDR", 4) != 0) return 0;
-    const unsigned depth = head[24], color = head[25], interlace = head[28];
+    if (head_len < GS_PNG_IHDR_END_AT || memcmp(head + GS_PNG_IHDR_TYPE_AT, "IHDR", 4) != 0) return 0;
+    const unsigned depth = head[GS_PNG_IHDR_DEPTH_AT], color = head[GS_PNG_IHDR_COLOR_AT];
+    const unsigned interlace = head[GS_PNG_IHDR_INTERLACE_AT];
     if (interlace != 0) return 0;
     switch (color) {
     case COLOR_PALETTE: return depth == 8;
@@ -509,8 +506,8 @@ int gs_png_fast_takes(const unsigned char *head, size_t head_len)
 static gs_status parse_ihdr(decoder *dec, const unsigned char *d, uint64_t max_pixels, char *err,
                             size_t err_size)
 {
-    dec->width = load_be32(d);
-    dec->height = load_be32(d + 4);
+    dec->width = gs_load_be32(d);
+    dec->height = gs_load_be32(d + 4);
     dec->bit_depth = d[8];
     dec->color_type = d[9];
     if (dec->width == 0 || dec->width > PNG_UINT_31_MAX || dec->height == 0 ||
@@ -543,10 +540,10 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
     gs_status rc = read_exact(dec, buf, sizeof buf, err, err_size);
     if (rc != GS_OK) return rc;
     /* The signature, IHDR's length and type were checked by the caller on the head. */
-    if (load_be32(buf + PNG_SIGNATURE_BYTES) != IHDR_BYTES)
+    if (gs_load_be32(buf + PNG_SIGNATURE_BYTES) != IHDR_BYTES)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: IHDR: invalid");
     int ok;
-    rc = check_crc(dec, png_crc(0, buf + 12, 4 + IHDR_BYTES), buf + 12, err, err_size, &ok);
+    rc = check_crc(dec, png_crc(0, buf + GS_PNG_IHDR_TYPE_AT, 4 + IHDR_BYTES), buf + GS_PNG_IHDR_TYPE_AT, err, err_size, &ok);
     if (rc != GS_OK) return rc;
     rc = parse_ihdr(dec, buf + PNG_SIGNATURE_BYTES + CHUNK_HEADER_BYTES, max_pixels, err, err_size);
     if (rc != GS_OK) return rc;
