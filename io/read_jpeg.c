@@ -124,12 +124,11 @@ static boolean source_fill(j_decompress_ptr cinfo)
     jpeg_input *in = (jpeg_input *)cinfo->src;
     /* Once the frame header (SOF) is parsed the size is known: a stream that claims too
      * many pixels is refused here, before this waits for any more of its body. */
-    if ((uint64_t)cinfo->image_width * cinfo->image_height > in->max_pixels) {
-        jpeg_errors *errors = (jpeg_errors *)cinfo->err;
+    jpeg_errors *limit_errors = (jpeg_errors *)cinfo->err;
+    if (gs_check_pixels(cinfo->image_width, cinfo->image_height, in->max_pixels,
+                        limit_errors->message, sizeof limit_errors->message) != GS_OK) {
         in->too_large = 1;
-        gs_check_pixels(cinfo->image_width, cinfo->image_height, in->max_pixels, errors->message,
-                        sizeof errors->message);
-        longjmp(errors->jump, 1);
+        longjmp(limit_errors->jump, 1);
     }
     /* What the input has ready: a stream's header is judged before its body arrives. */
     size_t got = gs_source_read_some(in->src, in->buffer, sizeof in->buffer);
