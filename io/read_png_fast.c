@@ -84,8 +84,9 @@ typedef struct decoder {
     pthread_cond_t changed;          /* a slot was filled or freed, or stopping */
     int stopping;                    /* the inflating thread should end */
     unsigned char *prev;             /* the previous row, unfiltered (zeros before the first) */
-    unsigned char *wide;             /* one row as native samples (16-bit) or RGB (palette) */
+    unsigned char *wide;             /* one row as native samples (16-bit colour) */
     unsigned char palette[PNG_MAX_PALETTE * 3]; /* zero past the PLTE's entries */
+    unsigned char palette_gray[PNG_MAX_PALETTE]; /* each entry's BT.601 gray, made once */
 } decoder;
 
 
@@ -349,8 +350,7 @@ static void to_gray(const decoder *dec, const unsigned char *x, unsigned char *d
 {
     const uint32_t w = dec->width;
     if (dec->color_type == COLOR_PALETTE) {
-        for (uint32_t i = 0; i < w; i++) memcpy(wide + 3 * (size_t)i, dec->palette + 3 * (size_t)x[i], 3);
-        gs_row_to_gray(dst, wide, w, 3, 8);
+        for (uint32_t i = 0; i < w; i++) dst[i] = dec->palette_gray[x[i]];
         return;
     }
     if (dec->bit_depth == 8) {
@@ -595,6 +595,8 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
     }
     if (dec->color_type == COLOR_PALETTE && !have_plte)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Missing PLTE before IDAT");
+    if (dec->color_type == COLOR_PALETTE) /* the luma of each entry, once, not per pixel */
+        gs_row_to_gray(dec->palette_gray, dec->palette, PNG_MAX_PALETTE, 3, 8);
 
     info->width = dec->width;
     info->height = dec->height;
@@ -625,7 +627,7 @@ gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *er
     for (unsigned i = 0; i < BATCH_SLOTS; i++)
         if (!(dec->slot[i] = malloc(dec->stride * dec->batch_rows))) break;
     dec->prev = calloc(1, dec->row_bytes);
-    dec->wide = malloc((size_t)dec->width * (dec->color_type == COLOR_PALETTE ? 3 : dec->bpp));
+    dec->wide = malloc((size_t)dec->width * dec->bpp);
     if (!dec->slot[BATCH_SLOTS - 1] || !dec->prev || !dec->wide) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for %zu-byte PNG rows", dec->stride);
         goto cleanup;
