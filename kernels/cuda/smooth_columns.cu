@@ -34,12 +34,6 @@ constexpr uint32_t kMaxLaunchPasses = 8;   /* 3 x 9 x 4 floats of levels per thr
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 
-/* Exact by the device proof of gs_div3_fma (gs_cuda_check_fast_arith); adds as gs_mean3. */
-__device__ __forceinline__ float mean3(float l, float c, float r)
-{
-    return gs_div3_fma(__fadd_rn(__fadd_rn(l, c), r));
-}
-
 /* Row t (of a window of `rows`) of a level, from the level before's rows t-1, t, t+1; the
  * window's ends take the two-term mean. */
 __device__ __forceinline__ float column_step(float up, float mid, float down, uint32_t t,
@@ -48,7 +42,7 @@ __device__ __forceinline__ float column_step(float up, float mid, float down, ui
     if (rows == 1) return mid;
     if (t == 0) return gs_mean2(mid, down);
     if (t == rows - 1) return gs_mean2(up, mid);
-    return mean3(up, mid, down);
+    return mean3_fast(up, mid, down);
 }
 
 /* kCols samples of a row from column x: one vector when all are inside the row (x is a
@@ -132,7 +126,7 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const 
             const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
 #pragma unroll
             for (int c = 0; c < kCols; ++c)
-                out[c] = kInterior ? mean3(up[c], mid[c], down[c])
+                out[c] = kInterior ? mean3_fast(up[c], mid[c], down[c])
                                    : column_step(up[c], mid[c], down[c], t, w1 - w0);
         }
         const uint32_t t = yy - K;

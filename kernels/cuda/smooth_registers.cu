@@ -83,7 +83,7 @@ struct IeeeDivide {
 struct ReciprocalFma {
     static __device__ __forceinline__ float mean3(float l, float c, float r)
     {
-        return gs_div3_fma(__fadd_rn(__fadd_rn(l, c), r)); /* (l + c) + r, as gs_mean3 */
+        return mean3_fast(l, c, r);
     }
     static __device__ __forceinline__ uint32_t quantize(float v, float /*maxval*/)
     {
