@@ -1,11 +1,15 @@
 /* main.c: the gsmooth command: parses options, then lists backends, runs one file or runs a batch; the only place that exits, with the code gs_status_exit_code gives. */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend_session.h"
 #include "batch.h"
+#include "image_io.h"
+#include "manifest.h"
 #include "options.h"
 #include "pipeline.h"
 #include "png_tuning.h"
@@ -13,43 +17,100 @@
 #include "status.h"
 #include "temp_files.h"
 
-static gs_status run_batch(gs_session *session, const gs_options *o)
+/* What main does with each finished input: errors and times on stderr, the manifest. */
+typedef struct outcome_sink {
+    const gs_options *options;
+    gs_manifest *manifest;     /* NULL without --manifest */
+    int manifest_failed;       /* a record could not be written (reported once) */
+} outcome_sink;
+
+static void on_finished(void *ctx, const gs_file_outcome *o)
 {
+    outcome_sink *sink = ctx;
+    if (o->status == GS_FILE_FAILED) gs_report_error(o->error);
+    if (o->status == GS_FILE_OK && sink->options->time && o->times) gs_report_times(o->input, o->times);
+    char err[GS_ERR_SIZE];
+    if (sink->manifest && gs_manifest_write(sink->manifest, o, err, sizeof err) != GS_OK &&
+        !sink->manifest_failed++)
+        gs_report_error(err);
+}
+
+/* Positional inputs, then each list in command-line order. */
+static gs_status gather_inputs(const gs_options *o, gs_input_list *list, char *err, size_t err_size)
+{
+    for (int i = 0; i < o->input_count; ++i) {
+        gs_status rc = gs_input_list_add(list, o->inputs[i], strlen(o->inputs[i]), err, err_size);
+        if (rc != GS_OK) return rc;
+    }
+    for (unsigned i = 0; i < o->list_count; ++i) {
+        gs_status rc = gs_input_list_read(list, o->lists[i].path, o->lists[i].separator, err, err_size);
+        if (rc != GS_OK) return rc;
+    }
+    return GS_OK;
+}
+
+static gs_status run_batch(gs_session *session, const gs_options *o, outcome_sink *sink)
+{
+    char err[GS_ERR_SIZE];
     struct stat sb;
     if (stat(o->out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        char err[GS_ERR_SIZE];
         gs_status rc = gs_fail(err, sizeof err, GS_ERR_IO, "%s: output directory does not exist",
                                o->out_dir);
         gs_report_error(err);
         return rc;
     }
+    gs_input_list list;
+    gs_input_list_init(&list);
+    gs_status rc = gather_inputs(o, &list, err, sizeof err);
+    if (rc != GS_OK) {
+        gs_report_error(err);
+        gs_input_list_free(&list);
+        return rc;
+    }
     int show_progress = isatty(STDERR_FILENO) && (o->progress || !o->quiet);
-    gs_batch_events events = {gs_report_error, gs_report_times,
-                              show_progress ? gs_report_progress : NULL,
-                              o->quiet ? NULL : gs_report_note};
-    gs_batch_request request = {o->work, o->inputs, (unsigned)o->input_count, o->out_dir, o->jobs,
-                                o->threads, o->time};
+    gs_batch_events events = {on_finished, show_progress ? gs_report_progress : NULL,
+                              o->quiet ? NULL : gs_report_note, sink};
+    gs_batch_request request = {o->work, &list, o->shard, o->out_dir, o->jobs, o->threads,
+                                o->skip_existing};
     gs_batch_result r;
     gs_batch_run(session, &request, &events, &r);
     gs_report_end_progress();
     if (!o->quiet || r.failed) gs_report_batch_summary(&r);
+    gs_input_list_free(&list);
     /* Each failure was reported with its own cause; the run as a whole failed at run time. */
     return r.failed ? GS_ERR_IO : GS_OK;
 }
 
-static gs_status run_single(gs_session *session, const gs_options *o)
+static gs_status run_single(gs_session *session, const gs_options *o, outcome_sink *sink)
 {
+    gs_file_outcome out = {.input = o->inputs[0], .output = o->output, .status = GS_FILE_OK};
+    if (o->skip_existing && gs_output_exists(o->output)) {
+        out.status = GS_FILE_SKIPPED;
+        if (!o->quiet) gs_report_note(o->output, "exists: skipped (--skip-existing)");
+        on_finished(sink, &out);
+        return GS_OK;
+    }
     /* Deflate on as many threads as the kernel; without --threads, the encoder's default
      * (GSMOOTH_PNG_THREADS, else one per core). */
     if (o->threads) gs_png_set_threads(o->threads);
     gs_worker w;
     gs_worker_init(&w, session, o->threads);
-    gs_job job = {o->work, gs_worker_select, &w, o->quiet ? NULL : gs_report_note};
+    gs_job job = {o->work, gs_worker_select, &w, o->quiet ? NULL : gs_report_note, gs_worker_lanes,
+                  gs_worker_lane};
     gs_phase_times t;
-    char err[GS_ERR_SIZE];
-    gs_status rc = gs_pipeline_run(&job, o->inputs[0], o->output, &t, err, sizeof err);
-    if (rc != GS_OK) gs_report_error(err[0] ? err : gs_status_str(rc));
-    else if (o->time) gs_report_times(o->inputs[0], &t);
+    char err[GS_ERR_SIZE] = "";
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    gs_status rc = gs_pipeline_run(&job, o->inputs[0], o->output, &t, &out.facts, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    out.ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    if (rc != GS_OK) {
+        if (!err[0]) snprintf(err, sizeof err, "%s", gs_status_str(rc));
+        out.status = GS_FILE_FAILED, out.error = err;
+    } else {
+        out.times = &t;
+    }
+    on_finished(sink, &out);
     gs_worker_release(&w);
     return rc;
 }
@@ -86,8 +147,28 @@ int main(int argc, char **argv)
         gs_report_error(err);
         return gs_status_exit_code(rc);
     }
-    if (o.action == GS_ACTION_LIST) gs_report_backends(&session.list, o.verbose);
-    else rc = o.out_dir ? run_batch(&session, &o) : run_single(&session, &o);
+    session.devices = o.devices;
+    if (o.action == GS_ACTION_LIST) {
+        gs_report_backends(&session.list, o.verbose);
+        gs_session_close(&session);
+        return gs_status_exit_code(rc);
+    }
+    gs_manifest manifest;
+    outcome_sink sink = {&o, NULL, 0};
+    if (o.manifest) {
+        rc = gs_manifest_open(&manifest, o.manifest, err, sizeof err);
+        if (rc != GS_OK) {
+            gs_report_error(err);
+            gs_session_close(&session);
+            return gs_status_exit_code(rc);
+        }
+        sink.manifest = &manifest;
+    }
+    rc = o.out_dir ? run_batch(&session, &o, &sink) : run_single(&session, &o, &sink);
+    if (sink.manifest && gs_manifest_close(sink.manifest, err, sizeof err) != GS_OK) {
+        if (!sink.manifest_failed++) gs_report_error(err);
+    }
+    if (rc == GS_OK && sink.manifest_failed) rc = GS_ERR_IO; /* the record is part of the job */
     gs_session_close(&session);
     return gs_status_exit_code(rc);
 }

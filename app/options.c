@@ -12,7 +12,8 @@
 
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
-    OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION
+    OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION,
+    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES
 };
 
 static const struct option long_options[] = {
@@ -35,6 +36,12 @@ static const struct option long_options[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"verbose", no_argument, NULL, 'v'},
     {"output-dir", required_argument, NULL, 'o'},
+    {"files-from", required_argument, NULL, OPT_FILES_FROM},
+    {"files0-from", required_argument, NULL, OPT_FILES0_FROM},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {NULL, 0, NULL, 0},
 };
 
@@ -116,6 +123,16 @@ void gs_options_print_help(FILE *to)
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
         "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
         "  --jobs N           batch: files in flight, 1..%u (default: one per core, threads split)\n"
+        "  --files-from FILE  batch: more inputs, one path a line ('-': standard input)\n"
+        "  --files0-from FILE batch: more inputs, NUL-separated (find -print0)\n"
+        "                     (order: INPUTs, then each list as given)\n"
+        "  --shard I/N        batch: only the inputs at positions j (from 0) with j mod N = I\n"
+        "  --skip-existing    skip an input whose output exists (outputs appear only whole)\n"
+        "  --manifest FILE    append one JSON line per input: input, output, status, error,\n"
+        "                     width, height, bits, backend, ms\n"
+        "  --devices D        GPU backends: all, or device numbers like 0,1 (batch: files\n"
+        "                     spread over them; one image: strips do). Default: GSMOOTH_DEVICES,\n"
+        "                     else the plugin's choice (device 0)\n"
         "  --compression C    PNG output: fast (level %d), default (%d), small (%d);\n"
         "                     TIFF: deflate level 1, 1, 6\n"
         "  --png-level N      PNG output: 0 stored, 1..3 ISA-L, 4..%d zlib (same pixels);\n"
@@ -132,8 +149,8 @@ void gs_options_print_help(FILE *to)
         "BMP, TGA, PGM/PPM, GIF, PSD, HDR; '-' reads standard input. Colour becomes gray\n"
         "(BT.601). Output by extension: .png .pgm .tif (8/16-bit), .bmp .tga .jpg (8-bit);\n"
         "integrals exact in .npy or .tif; '-' writes PNG to standard output.\n"
-        "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_PLUGIN_PATH\n"
-        "(colon-separated plugin directories).\n"
+        "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_DEVICES (for\n"
+        "--devices), GSMOOTH_PLUGIN_PATH (colon-separated plugin directories).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
         GS_DEFAULT_ITERS, GS_PLUGIN_MAX_ITERS, GS_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
         (unsigned long long)GS_DEFAULT_MAX_PIXELS, GS_MAX_JOBS, GS_PNG_LEVEL_FAST,
@@ -152,7 +169,10 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     o->png_level = -1;
     const char *env_backend = getenv("GSMOOTH_BACKEND");
     o->backend = env_backend && *env_backend ? env_backend : "auto";
-    int iters_given = 0;
+    o->shard = (gs_shard){0, 1};
+    const char *devices = getenv("GSMOOTH_DEVICES");
+    const char *devices_from = "GSMOOTH_DEVICES";
+    int iters_given = 0, shard_given = 0;
 
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
@@ -202,6 +222,23 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
         case OPT_VERSION: o->action = GS_ACTION_VERSION; return GS_OK;
         case 'v': o->verbose = 1; break;
         case 'o': o->out_dir = optarg; break;
+        case OPT_FILES_FROM:
+        case OPT_FILES0_FROM:
+            if (o->list_count == GS_MAX_LIST_OPTIONS)
+                return gs_fail(err, err_size, GS_ERR_USAGE, "at most %d --files-from/--files0-from",
+                               GS_MAX_LIST_OPTIONS);
+            o->lists[o->list_count++] = (gs_list_option){optarg, c == OPT_FILES_FROM ? '\n' : '\0'};
+            break;
+        case OPT_SHARD:
+            if (gs_shard_parse(optarg, &o->shard, err, err_size) != GS_OK) return GS_ERR_USAGE;
+            shard_given = 1;
+            break;
+        case OPT_SKIP_EXISTING: o->skip_existing = 1; break;
+        case OPT_MANIFEST:
+            if (!*optarg) return gs_fail(err, err_size, GS_ERR_USAGE, "--manifest needs a file name");
+            o->manifest = optarg;
+            break;
+        case OPT_DEVICES: devices = optarg, devices_from = "--devices"; break;
         case ':':
             return gs_fail(err, err_size, GS_ERR_USAGE, "option '%s' needs a value",
                            argv[optind - 1]);
@@ -211,6 +248,12 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
         }
     }
     if (o->action == GS_ACTION_LIST) return GS_OK;
+    if (devices && *devices && gs_device_choice_parse(devices, &o->devices, err, err_size) != GS_OK) {
+        if (devices_from[0] == 'G') /* say which setting was wrong */
+            return gs_fail(err, err_size, GS_ERR_USAGE, "GSMOOTH_DEVICES=%s: expected all or numbers like 0,1",
+                           devices);
+        return GS_ERR_USAGE;
+    }
     if (*o->backend == '\0')
         return gs_fail(err, err_size, GS_ERR_USAGE, "--backend needs a name or a path");
     if (o->work.mode != GS_MODE_SMOOTH && iters_given)
@@ -224,10 +267,14 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     o->inputs = argv + optind;
     o->input_count = argc - optind;
     if (o->out_dir) {
-        if (o->input_count < 1)
-            return gs_fail(err, err_size, GS_ERR_USAGE, "-o DIR needs at least one INPUT");
+        if (o->input_count < 1 && o->list_count == 0)
+            return gs_fail(err, err_size, GS_ERR_USAGE,
+                           "-o DIR needs at least one INPUT, --files-from or --files0-from");
         return GS_OK;
     }
+    if (o->list_count)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "--files-from and --files0-from need -o DIR");
+    if (shard_given) return gs_fail(err, err_size, GS_ERR_USAGE, "--shard needs -o DIR");
     if (o->input_count != 2)
         return gs_fail(err, err_size, GS_ERR_USAGE,
                        o->input_count < 2 ? "missing INPUT or OUTPUT (try --help)"

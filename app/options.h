@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backend_session.h"
+#include "input_list.h"
 #include "pipeline.h"
 #include "status.h"
 
@@ -12,6 +14,15 @@ typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_AC
 
 /* Most --threads: more CPU threads than this per file never helps row work. */
 #define GS_MAX_THREADS_OPTION 256u
+/* Most --files-from/--files0-from options on one command line. */
+#define GS_MAX_LIST_OPTIONS 64
+
+/* One --files-from (separator '\n') or --files0-from ('\0'), in command-line order. */
+typedef struct gs_list_option {
+    const char *path; /* "-": standard input */
+    char separator;
+} gs_list_option;
+
 /* Most --max-pixels: 2^40, far above any image a machine holds. */
 #define GS_MAX_PIXELS_OPTION (UINT64_C(1) << 40)
 
@@ -31,6 +42,12 @@ typedef struct gs_options {
     char **inputs;             /* input paths (argv slice) */
     int input_count;           /* how many */
     const char *output;        /* single-file mode output path */
+    gs_list_option lists[GS_MAX_LIST_OPTIONS]; /* --files-from, --files0-from */
+    unsigned list_count;
+    gs_shard shard;            /* --shard I/N; {0, 1} without it */
+    int skip_existing;         /* --skip-existing */
+    const char *manifest;      /* --manifest FILE, or NULL */
+    gs_device_choice devices;  /* --devices or GSMOOTH_DEVICES */
 } gs_options;
 
 /* Parse argv (and GSMOOTH_BACKEND). GS_ERR_USAGE with a one-line reason on any misuse. */

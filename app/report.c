@@ -69,8 +69,8 @@ void gs_report_end_progress(void)
 void gs_report_batch_summary(const gs_batch_result *r)
 {
     char line[GS_ERR_SIZE];
-    snprintf(line, sizeof line, "%u file%s, %u done, %u failed, %.2f s, %.1f files/s", r->files,
-             r->files == 1 ? "" : "s", r->done, r->failed, r->elapsed_s,
+    snprintf(line, sizeof line, "%u file%s, %u done, %u failed, %u skipped, %.2f s, %.1f files/s",
+             r->files, r->files == 1 ? "" : "s", r->done, r->failed, r->skipped, r->elapsed_s,
              r->elapsed_s > 0 ? r->done / r->elapsed_s : 0.0);
     print_line("", NULL, line);
 }

@@ -174,7 +174,7 @@ static int input_path(const uint8_t *data, size_t size, feed how, char *path, si
 
 static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
 {
-    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL};
+    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL, NULL, NULL};
 
     char in[64], out[128], name[16], err[GS_ERR_SIZE] = "", stray[256];
     const char *ext = r->ext ? r->ext : smooth_exts[size % GS_FUZZ_SMOOTH_EXTS];
@@ -184,7 +184,7 @@ static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
     input_path(data, size, r->how, in, sizeof in, &pipe_rd);
 
     gs_phase_times times;
-    gs_status rc = gs_pipeline_run(&job, in, out, &times, err, sizeof err);
+    gs_status rc = gs_pipeline_run(&job, in, out, &times, NULL, err, sizeof err);
     if (pipe_rd >= 0) close(pipe_rd);
 
     if ((int)rc < 0 || rc >= GS_ERR_COUNT) fatal("status out of range", NULL);

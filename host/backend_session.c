@@ -1,8 +1,35 @@
 /* backend_session.c: plugin discovery for a run, and per-worker backend choice with lazily created instances. */
 #include "backend_session.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(text, "all") == 0) {
+        out->all = 1;
+        return GS_OK;
+    }
+    const char *p = text;
+    for (;;) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+        int ok = end && end != p && !errno && v <= INT32_MAX && (*end == ',' || *end == '\0') &&
+                 out->count < GS_MAX_DEVICES;
+        for (uint32_t i = 0; ok && i < out->count; ++i) ok = out->ordinals[i] != (int32_t)v;
+        if (!ok)
+            return gs_fail(err, err_size, GS_ERR_USAGE,
+                           "--devices takes all or distinct device numbers like 0,1 (at most %d), not '%s'",
+                           GS_MAX_DEVICES, text);
+        out->ordinals[out->count++] = (int32_t)v;
+        if (*end == '\0') return GS_OK;
+        p = end + 1;
+    }
+}
 
 gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin_dir,
                           void (*message)(const char *line), char *err, size_t err_size)
@@ -25,6 +52,76 @@ void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads)
     memset(w, 0, sizeof *w);
     w->session = s;
     w->threads = threads;
+}
+
+void gs_worker_use_device_lane(gs_worker *w, unsigned lane)
+{
+    w->one_device = 1;
+    w->device_lane = lane;
+}
+
+/* How many of `b`'s devices the run uses: 1 (the plugin's choice) for a backend without
+ * devices or when --devices was not given. */
+static unsigned devices_used(const gs_session *s, const gs_backend *b)
+{
+    if (!b->devices) return 1;
+    if (s->devices.all) return b->devices < GS_MAX_DEVICES ? b->devices : GS_MAX_DEVICES;
+    return s->devices.count ? s->devices.count : 1;
+}
+
+/* The device ordinal of lane `lane` of this worker for `b`; -1: the plugin's choice. */
+static int32_t lane_device(const gs_worker *w, const gs_backend *b, unsigned lane)
+{
+    const gs_session *s = w->session;
+    if (!b->devices || (!s->devices.all && !s->devices.count)) return -1;
+    unsigned i = (w->one_device ? w->device_lane : lane) % devices_used(s, b);
+    return s->devices.all ? (int32_t)i : s->devices.ordinals[i];
+}
+
+/* This worker's instance of `chosen` on `device`, created on first use. */
+static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
+                               gs_plugin_instance **instance, char *err, size_t err_size)
+{
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i) {
+        gs_live_backend *lb = &w->live[i];
+        if (lb->backend && (lb->backend->desc != chosen->desc || lb->device != device)) continue;
+        if (!lb->backend) {
+            gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device};
+            char msg[GS_ERR_SIZE] = "";
+            if (chosen->desc->create(&cfg, &lb->instance, msg, sizeof msg) != GS_PLUGIN_OK)
+                return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
+                               chosen->desc->name, msg[0] ? msg : "no reason given");
+            lb->backend = chosen;
+            lb->device = device;
+        }
+        *instance = lb->instance;
+        return GS_OK;
+    }
+    return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+}
+
+/* The live backend whose descriptor is `d` (select chose it before lanes are asked for). */
+static gs_backend *live_backend(const gs_worker *w, const gs_plugin_desc *d)
+{
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
+        if (w->live[i].backend && w->live[i].backend->desc == d) return w->live[i].backend;
+    return NULL;
+}
+
+unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend)
+{
+    gs_worker *w = worker;
+    const gs_backend *b = live_backend(w, backend);
+    return b && !w->one_device ? devices_used(w->session, b) : 1u;
+}
+
+gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
+                         gs_plugin_instance **instance, char *err, size_t err_size)
+{
+    gs_worker *w = worker;
+    gs_backend *b = live_backend(w, backend);
+    if (!b) return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s was not chosen", backend->name);
+    return live_instance(w, b, lane_device(w, b, lane), instance, err, err_size);
 }
 
 void gs_worker_release(gs_worker *w)
@@ -51,20 +148,6 @@ gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
     pthread_mutex_unlock(&s->lock);
     if (rc != GS_OK) return rc;
     if (first_note && s->message) s->message(note);
-    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i) {
-        gs_live_backend *lb = &w->live[i];
-        if (lb->backend && lb->backend->desc != chosen->desc) continue;
-        if (!lb->backend) {
-            gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, -1};
-            char msg[GS_ERR_SIZE] = "";
-            if (chosen->desc->create(&cfg, &lb->instance, msg, sizeof msg) != GS_PLUGIN_OK)
-                return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
-                               chosen->desc->name, msg[0] ? msg : "no reason given");
-            lb->backend = chosen;
-        }
-        *backend = chosen->desc;
-        *instance = lb->instance;
-        return GS_OK;
-    }
-    return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+    *backend = chosen->desc;
+    return live_instance(w, chosen, lane_device(w, chosen, 0), instance, err, err_size);
 }

@@ -6,12 +6,26 @@
 
 #include "plugin_loader.h"
 
-/* Backends one worker may hold at once: the one asked for, and the CPU for auto. */
-#define GS_MAX_LIVE_BACKENDS 2
+/* Most devices one run spreads over (--devices). */
+#define GS_MAX_DEVICES 64
+/* Instances one worker may hold at once: the backend asked for on each device it uses,
+ * and the CPU for auto. */
+#define GS_MAX_LIVE_BACKENDS (GS_MAX_DEVICES + 1)
+
+/* --devices: which devices of a backend that has them (ABI 1.2) a run uses. */
+typedef struct gs_device_choice {
+    int all;                         /* "all": every device the backend reports */
+    uint32_t count;                  /* else the listed ordinals; 0 = the plugin's choice */
+    int32_t ordinals[GS_MAX_DEVICES];
+} gs_device_choice;
+
+/* "all" or "0,1,..." (distinct ordinals, at most GS_MAX_DEVICES); GS_ERR_USAGE otherwise. */
+gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *err, size_t err_size);
 
 /* Shared by all workers; read-only once opened, except the note flag under its lock. */
 typedef struct gs_session {
     const char *backend;               /* auto, a plugin name, or a path to a .so */
+    gs_device_choice devices;          /* --devices */
     gs_backend_list list;              /* discovered plugins */
     void (*message)(const char *line); /* prints a note line; NULL: notes are not wanted */
     pthread_mutex_t lock;              /* guards probes of the list and noted_fallback */
@@ -20,6 +34,7 @@ typedef struct gs_session {
 
 typedef struct gs_live_backend {
     gs_backend *backend;          /* chosen backend (in the list or the worker's scratch) */
+    int32_t device;               /* the device its instance runs on; -1: plugin's choice */
     gs_plugin_instance *instance; /* its instance, created on first use */
 } gs_live_backend;
 
@@ -28,6 +43,8 @@ typedef struct gs_worker {
     gs_session *session;
     unsigned threads;             /* CPU threads per file for this worker's instances */
     gs_backend explicit_path;     /* a --backend PATH.so, loaded per worker */
+    int one_device;               /* batch: this worker uses one device, device_lane's */
+    unsigned device_lane;         /* which of the chosen devices (modulo their number) */
     gs_live_backend live[GS_MAX_LIVE_BACKENDS];
 } gs_worker;
 
@@ -39,10 +56,24 @@ void gs_session_close(gs_session *s);
 void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads);
 void gs_worker_release(gs_worker *w); /* destroys its instances */
 
+/* Batch workers: this worker runs every file on one device, the lane-th of the chosen ones
+ * (modulo their number), so files spread over the devices. Without it a worker offers
+ * every chosen device as a lane (gs_worker_lanes), and one image spreads over them. */
+void gs_worker_use_device_lane(gs_worker *w, unsigned lane);
+
 /* A gs_select_fn (pipeline.h): choose the backend that implements `ops` for `work` and
  * return this worker's instance of it. */
 gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
                            const gs_plugin_desc **backend, gs_plugin_instance **instance,
                            char *err, size_t err_size);
+
+/* A gs_lanes_fn (pipeline.h): how many instances of `backend` (the one select chose) this
+ * worker can run at once, one per device: 1 for a backend without devices. */
+unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend);
+
+/* A gs_lane_fn (pipeline.h): this worker's instance of `backend` for lane `lane` (0 is the
+ * one select gave), created on first use. */
+gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
+                         gs_plugin_instance **instance, char *err, size_t err_size);
 
 #endif /* GS_BACKEND_SESSION_H */

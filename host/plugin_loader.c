@@ -21,6 +21,8 @@
 #define GS_DESC_SIZE_1_0 (offsetof(gs_plugin_desc, timings) + sizeof(void (*)(void)))
 /* ... and in ABI 1.1, which appended smooth_axes. */
 #define GS_DESC_SIZE_1_1 (offsetof(gs_plugin_desc, smooth_axes) + sizeof(void (*)(void)))
+/* ... and in ABI 1.2, which appended device_count. */
+#define GS_DESC_SIZE_1_2 (offsetof(gs_plugin_desc, device_count) + sizeof(void (*)(void)))
 /* Largest buffer alignment a plugin may ask for (a page). */
 #define GS_MAX_PLUGIN_ALIGNMENT 4096u
 
@@ -108,6 +110,9 @@ void gs_backend_probe(gs_backend *b)
 {
     if (!b->desc || b->probed) return;
     b->available = b->desc->probe(b->probe_msg, sizeof b->probe_msg) == GS_PLUGIN_OK;
+    const gs_plugin_desc *d = b->desc;
+    if (b->available && d->abi_minor >= 2 && d->struct_size >= GS_DESC_SIZE_1_2 && d->device_count)
+        b->devices = d->device_count();
     if (!b->available && !b->probe_msg[0])
         snprintf(b->probe_msg, sizeof b->probe_msg, "unavailable (no reason given)");
     b->probed = 1;

@@ -25,6 +25,8 @@ typedef struct gs_backend {
                                      newer minor than the plugin's (read these, not desc->ops) */
     int probed;                   /* probe has run (gs_backend_probe) */
     int available;                /* probe passed (valid once probed) */
+    uint32_t devices;             /* devices it can use (ABI 1.2 device_count) once probed
+                                     and available; 0: a backend without devices */
     char probe_msg[GS_ERR_SIZE];  /* probe's words (reason, or what was found) */
     char load_error[GS_ERR_SIZE]; /* why loading failed, when desc is NULL */
 } gs_backend;

@@ -61,6 +61,15 @@ int gs_out_format_lossless(gs_out_format fmt);
 
 typedef struct gs_writer gs_writer;
 
+/* Temporary files are named ".<output name>" + GS_TEMP_SUFFIX with the X's random, beside
+ * the output: never an output's name, so a run killed with SIGKILL leaves nothing under an
+ * output name, and `find DIR -name '.*.gsmooth-??????' -type f -delete` clears them. */
+#define GS_TEMP_SUFFIX ".gsmooth-XXXXXX"
+
+/* 1 when a finished output exists at `path`: a regular file (through symbolic links).
+ * Outputs appear only by rename, so such a file is complete. */
+int gs_output_exists(const char *path);
+
 /*
  * Start writing a `width` x `height` image of `bits`-bit samples to `path`: 8 or 16 for
  * every image format (16 is refused by BMP, TGA and JPEG), 32 or 64 for NPY (unsigned).

@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The temporary name's suffix: six characters replaced at random (create_exclusive). */
-#define TEMP_SUFFIX ".XXXXXX"
+/* The temporary name's suffix (image_io.h): its last six characters are replaced at
+ * random (create_exclusive). */
+#define TEMP_SUFFIX GS_TEMP_SUFFIX
 
 /* Mode of a newly created file before the umask, as open(O_CREAT, 0666) would give. */
 #define NEW_FILE_MODE 0666
@@ -43,7 +44,7 @@ static int create_exclusive(char *templ)
     return -1;
 }
 
-/* Create ".<name>.XXXXXX" next to f->path, so the final rename stays in one file system
+/* Create ".<name>.gsmooth-XXXXXX" next to f->path, so the final rename stays in one file system
  * and is atomic. */
 static gs_status temp_create(gs_out_file *f, char *err, size_t err_size)
 {
@@ -99,6 +100,12 @@ static void sync_parent_dir(const char *path)
         close(fd);
     }
     free(dir);
+}
+
+int gs_output_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 gs_status gs_out_file_open(gs_out_file *f, const char *path, char *err, size_t err_size)

@@ -1,8 +1,7 @@
-/* batch.c: a worker pool over the input files; each worker owns its backend instances, and results are reported through the caller's events. */
+/* batch.c: a worker pool over one shard of the input list; each worker owns its backend instances, outputs two inputs share are refused, finished outputs may be skipped, and every outcome is reported through the caller's events. */
 #define _GNU_SOURCE
 #include "batch.h"
 
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,15 +14,23 @@
 #include "image_io.h"
 #include "png_tuning.h"
 
+/* One slot of the table of output names: position + 1 of the first input that has it
+ * (0: empty), and 32 bits of the name's hash so most probes compare no strings. */
+typedef struct output_slot {
+    uint32_t position1;
+    uint32_t hash;
+} output_slot;
+
 typedef struct batch {
     gs_session *session;            /* backends */
     const gs_batch_request *req;    /* what to do */
     const gs_batch_events *events;  /* the caller's reporting */
     unsigned threads;               /* CPU threads per file */
-    char **outputs;                 /* output path of each input; NULL if too long */
-    int *first_user;                /* index of the first input with the same output, or -1 */
+    output_slot *outputs;           /* open addressing over every position of the list */
+    size_t output_mask;             /* slots - 1 (a power of two, at least twice the list) */
     pthread_mutex_t lock;           /* guards everything below and serialises events */
-    unsigned next;                  /* next input to take */
+    uint32_t next;                  /* next shard entry to take */
+    unsigned next_worker;           /* the lane the next worker starts on */
     gs_batch_result result;         /* running totals */
     double start_s;                 /* wall clock at start */
 } batch;
@@ -46,68 +53,106 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
 }
 
 /* DIR/<input name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
- * .tga); any other input (.jpg, .gif, .ppm, ...) becomes <stem>.png, so a batch never
+ * .tga .tif); any other input (.jpg, .gif, .ppm, ...) becomes <stem>.png, so a batch never
  * loses precision to a lossy encoder the user did not ask for by name. An integral is
  * always <stem>.npy (no reader takes .npy, so no input keeps its name). */
-static int output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
+int gs_batch_output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
 {
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", input);
-    const char *name = basename(copy);
+    size_t len = strlen(input);
+    while (len > 1 && input[len - 1] == '/') --len; /* "a/b/" names b */
+    const char *name = input + len;
+    while (name > input && name[-1] != '/') --name;
+    const size_t name_len = (size_t)(input + len - name);
+    if (name_len == 0 || name_len >= NAME_MAX + 1) return -1;
+    char base[NAME_MAX + 1];
+    memcpy(base, name, name_len);
+    base[name_len] = '\0';
     gs_out_format fmt;
-    int writable = gs_out_format_from_path(name, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
+    int writable = gs_out_format_from_path(base, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
     if (mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
-    if (writable) return snprintf(out, size, "%s/%s", dir, name) < (int)size ? 0 : -1;
-    const char *dot = strrchr(name, '.');
-    int stem = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
-    return snprintf(out, size, "%s/%.*s.%s", dir, stem, name,
+    if (writable) return snprintf(out, size, "%s/%s", dir, base) < (int)size ? 0 : -1;
+    const char *dot = strrchr(base, '.');
+    int stem = dot && dot != base ? (int)(dot - base) : (int)name_len;
+    return snprintf(out, size, "%s/%.*s.%s", dir, stem, base,
                     mode == GS_MODE_SMOOTH ? "png" : "npy") < (int)size ? 0 : -1;
 }
 
-static gs_status process(batch *b, gs_worker *w, unsigned i, char *err, size_t err_size,
-                         gs_phase_times *t)
+/* ---- the table of output names: which earlier input already has an input's output ---- */
+
+static uint64_t name_hash(const char *s)
 {
-    const gs_batch_request *req = b->req;
-    const char *in = req->inputs[i];
-    if (strcmp(in, "-") == 0)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
-    if (!b->outputs[i]) return gs_fail(err, err_size, GS_ERR_USAGE, "%s: output path too long", in);
-    if (b->first_user[i] >= 0)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is already the output of %s",
-                       in, b->outputs[i], req->inputs[b->first_user[i]]);
-    gs_job job = {req->work, gs_worker_select, w, b->events->note};
-    return gs_pipeline_run(&job, in, b->outputs[i], t, err, err_size);
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; ++s) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
 }
 
-/* Every input's output path, and which ones two inputs share (a/x.png and b/x.png): the
- * later ones fail instead of silently overwriting. 0, or -1 when out of memory. */
+/* The slot holding `out`'s first user, or the empty slot where it would go. */
+static output_slot *find_slot(const batch *b, const char *out, char *scratch, size_t scratch_size)
+{
+    const gs_batch_request *req = b->req;
+    uint64_t h = name_hash(out);
+    uint32_t tag = (uint32_t)(h ^ (h >> 32));
+    for (size_t i = (size_t)h & b->output_mask;; i = (i + 1) & b->output_mask) {
+        output_slot *s = &b->outputs[i];
+        if (!s->position1) return s;
+        if (s->hash == tag &&
+            gs_batch_output_path(req->out_dir, gs_input_list_at(req->inputs, s->position1 - 1),
+                                 req->work.mode, scratch, scratch_size) == 0 &&
+            strcmp(scratch, out) == 0)
+            return s;
+    }
+}
+
+/* Every position of the full list (all shards: tasks must agree on who is first), in
+ * linear time. 0, or -1 when out of memory. */
 static int plan_outputs(batch *b)
 {
     const gs_batch_request *req = b->req;
-    unsigned n = req->input_count;
-    b->outputs = calloc(n ? n : 1, sizeof *b->outputs);
-    b->first_user = malloc((n ? n : 1) * sizeof *b->first_user);
-    if (!b->outputs || !b->first_user) return -1;
-    for (unsigned i = 0; i < n; ++i) {
-        char out[PATH_MAX];
-        b->first_user[i] = -1;
-        if (output_path(req->out_dir, req->inputs[i], req->work.mode, out, sizeof out) == 0 &&
-            !(b->outputs[i] = strdup(out)))
-            return -1;
-        for (unsigned j = 0; b->outputs[i] && j < i; ++j)
-            if (b->outputs[j] && b->first_user[j] < 0 && strcmp(b->outputs[i], b->outputs[j]) == 0) {
-                b->first_user[i] = (int)j;
-                break;
-            }
+    size_t slots = 16;
+    while (slots < 2 * (size_t)req->inputs->count) slots *= 2;
+    b->outputs = calloc(slots, sizeof *b->outputs);
+    if (!b->outputs) return -1;
+    b->output_mask = slots - 1;
+    char out[PATH_MAX], scratch[PATH_MAX];
+    for (uint32_t j = 0; j < req->inputs->count; ++j) {
+        if (gs_batch_output_path(req->out_dir, gs_input_list_at(req->inputs, j), req->work.mode, out,
+                                 sizeof out) != 0)
+            continue;
+        output_slot *s = find_slot(b, out, scratch, sizeof scratch);
+        if (s->position1) continue; /* a later user: found again when it is processed */
+        uint64_t h = name_hash(out);
+        s->position1 = j + 1;
+        s->hash = (uint32_t)(h ^ (h >> 32));
     }
     return 0;
 }
 
-static void free_outputs(batch *b)
+/* ---- one input ---- */
+
+static gs_status process(batch *b, gs_worker *w, uint32_t j, gs_file_outcome *o, char *out,
+                         size_t out_size, char *err, size_t err_size, gs_phase_times *t)
 {
-    for (unsigned i = 0; b->outputs && i < b->req->input_count; ++i) free(b->outputs[i]);
-    free(b->outputs);
-    free(b->first_user);
+    const gs_batch_request *req = b->req;
+    const char *in = o->input;
+    if (strcmp(in, "-") == 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
+    if (gs_batch_output_path(req->out_dir, in, req->work.mode, out, out_size) != 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: no output name can be formed from it in %s",
+                       in, req->out_dir);
+    o->output = out;
+    char scratch[PATH_MAX];
+    const output_slot *first = find_slot(b, out, scratch, sizeof scratch);
+    if (first->position1 != j + 1)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is already the output of %s",
+                       in, out, gs_input_list_at(req->inputs, first->position1 - 1));
+    if (req->skip_existing && gs_output_exists(out)) {
+        o->status = GS_FILE_SKIPPED;
+        return GS_OK;
+    }
+    gs_job job = {req->work, gs_worker_select, w, b->events->note, gs_worker_lanes, gs_worker_lane};
+    gs_status rc = gs_pipeline_run(&job, in, out, t, &o->facts, err, err_size);
+    if (rc == GS_OK) o->times = t;
+    return rc;
 }
 
 static void *worker_main(void *arg)
@@ -115,29 +160,33 @@ static void *worker_main(void *arg)
     batch *b = arg;
     const gs_batch_request *req = b->req;
     gs_worker w;
+    pthread_mutex_lock(&b->lock);
+    unsigned lane = b->next_worker++;
+    pthread_mutex_unlock(&b->lock);
     gs_worker_init(&w, b->session, b->threads);
+    gs_worker_use_device_lane(&w, lane); /* files spread over the devices, if any */
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        unsigned i = b->next < req->input_count ? b->next++ : req->input_count;
+        uint32_t k = b->next < b->result.files ? b->next++ : b->result.files;
         pthread_mutex_unlock(&b->lock);
-        if (i >= req->input_count) break;
-        const char *in = req->inputs[i];
-        char err[GS_ERR_SIZE];
+        if (k >= b->result.files) break;
+        const uint32_t j = gs_shard_position(req->shard, k);
+        gs_file_outcome o = {.input = gs_input_list_at(req->inputs, j), .status = GS_FILE_OK};
+        char out[PATH_MAX], err[GS_ERR_SIZE];
         gs_phase_times t;
-        gs_status rc = process(b, &w, i, err, sizeof err, &t);
+        double t0 = now_s();
+        gs_status rc = process(b, &w, j, &o, out, sizeof out, err, sizeof err, &t);
+        o.ms = (now_s() - t0) * 1e3;
+        if (rc != GS_OK) o.status = GS_FILE_FAILED, o.error = err, o.times = NULL;
         struct stat sb;
-        uint64_t bytes = rc == GS_OK && stat(in, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        uint64_t bytes = o.status == GS_FILE_OK && stat(o.input, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 
         pthread_mutex_lock(&b->lock);
-        if (rc == GS_OK) {
-            b->result.done++;
-            b->result.bytes += bytes;
-            if (req->want_times && b->events->timed) b->events->timed(in, &t);
-        } else {
-            b->result.failed++;
-            if (b->events->failed) b->events->failed(err);
-        }
-        unsigned finished = b->result.done + b->result.failed;
+        if (o.status == GS_FILE_OK) b->result.done++, b->result.bytes += bytes;
+        else if (o.status == GS_FILE_SKIPPED) b->result.skipped++;
+        else b->result.failed++;
+        if (b->events->finished) b->events->finished(b->events->ctx, &o);
+        unsigned finished = b->result.done + b->result.failed + b->result.skipped;
         double elapsed = now_s() - b->start_s;
         double eta = finished ? elapsed / finished * (b->result.files - finished) : 0;
         if (b->events->progress)
@@ -156,7 +205,7 @@ void gs_batch_run(gs_session *session, const gs_batch_request *request,
     b.session = session;
     b.req = request;
     b.events = events;
-    b.result.files = request->input_count;
+    b.result.files = gs_shard_size(request->shard, request->inputs->count);
     b.start_s = now_s();
     pthread_mutex_init(&b.lock, NULL);
     unsigned jobs;
@@ -164,8 +213,15 @@ void gs_batch_run(gs_session *session, const gs_batch_request *request,
     gs_batch_plan(b.result.files, request->jobs, request->threads, cores > 0 ? (unsigned)cores : 1u,
                   &jobs, &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+    if (b.result.files == 0) goto cleanup;
     if (plan_outputs(&b) != 0) {
-        if (events->failed) events->failed("out of memory for the batch's list of outputs");
+        /* Nothing was tried: every input of the shard fails with this one cause. */
+        for (uint32_t k = 0; k < b.result.files; ++k) {
+            gs_file_outcome o = {.input = gs_input_list_at(request->inputs, gs_shard_position(request->shard, k)),
+                                 .status = GS_FILE_FAILED,
+                                 .error = "out of memory for the batch's table of outputs"};
+            if (events->finished) events->finished(events->ctx, &o);
+        }
         b.result.failed = b.result.files;
         goto cleanup;
     }
@@ -183,6 +239,6 @@ void gs_batch_run(gs_session *session, const gs_batch_request *request,
 cleanup:
     b.result.elapsed_s = now_s() - b.start_s;
     *result = b.result;
-    free_outputs(&b);
+    free(b.outputs);
     pthread_mutex_destroy(&b.lock);
 }

@@ -14,7 +14,7 @@
 #define GS_DEFAULT_STRIP_BYTES (1u << 20)
 /* Bytes of input a window (strip + 2 halos) may grow to so that its halos stay a small part. */
 #define HALO_WINDOW_BYTES (8u << 20)
-/* Strips in flight: one being decoded, one computed, one encoded. */
+/* Strips in flight: one being decoded, one computed on each lane, one encoded. */
 #define GS_PIPELINE_SLOTS 3
 
 static uint64_t now_ns(void)
@@ -56,7 +56,8 @@ static void *alloc_rows(size_t rows, size_t stride, size_t align)
 typedef struct plan {
     const gs_job *job;              /* what to compute, and the callbacks */
     const gs_plugin_desc *backend;  /* chosen backend */
-    gs_plugin_instance *instance;   /* its instance */
+    gs_plugin_instance *instances[GS_MAX_LANES]; /* its instance on each lane (device) */
+    unsigned lanes;                 /* lanes strips spread over: 1, or one per device */
     const char *input, *output;     /* names for messages */
     gs_out_format format;           /* output format */
     uint32_t width, height;         /* image size */
@@ -90,25 +91,27 @@ static uint32_t window_end(const plan *p, uint32_t i)
 
 /* One strip through the backend's operation for the mode. For smoothing down columns, src
  * is the strip's window: `above` rows of halo, the strip's `rows`, then `below` more. */
-static gs_status compute_strip(const plan *p, const void *src, void *dst, uint32_t rows,
-                               uint32_t above, uint32_t below, char *err, size_t err_size)
+static gs_status compute_strip(const plan *p, unsigned lane, const void *src, void *dst,
+                               uint32_t rows, uint32_t above, uint32_t below, char *err,
+                               size_t err_size)
 {
     const gs_plugin_desc *d = p->backend;
+    gs_plugin_instance *instance = p->instances[lane];
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
                       src, p->in_stride, dst, p->out_stride};
     char msg[GS_ERR_SIZE] = "";
     gs_plugin_status prc;
     switch (p->job->work.mode) {
-    case GS_MODE_INTEGRAL_ROWS: prc = d->integral_rows(p->instance, &strip, msg, sizeof msg); break;
+    case GS_MODE_INTEGRAL_ROWS: prc = d->integral_rows(instance, &strip, msg, sizeof msg); break;
     case GS_MODE_INTEGRAL_2D:
-        prc = d->integral_2d(p->instance, &strip, p->column_sums, msg, sizeof msg);
+        prc = d->integral_2d(instance, &strip, p->column_sums, msg, sizeof msg);
         break;
     default:
         if (work_op(&p->job->work) == GS_OP_SMOOTH_AXES)
-            prc = d->smooth_axes(p->instance, &strip, work_axes(&p->job->work), above, below,
+            prc = d->smooth_axes(instance, &strip, work_axes(&p->job->work), above, below,
                                  p->job->work.iters, msg, sizeof msg);
         else
-            prc = d->smooth_rows(p->instance, &strip, p->job->work.iters, msg, sizeof msg);
+            prc = d->smooth_rows(instance, &strip, p->job->work.iters, msg, sizeof msg);
         break;
     }
     if (prc == GS_PLUGIN_OK) return GS_OK;
@@ -212,7 +215,7 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
             uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
             t = now_ns();
-            rc = compute_strip(p, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
+            rc = compute_strip(p, 0, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
                                err, err_size);
             times->kernel += now_ns() - t;
             if (rc != GS_OK) goto cleanup;
@@ -239,24 +242,27 @@ cleanup:
     return rc;
 }
 
-/* ---- streaming: three stages on three threads, GS_PIPELINE_SLOTS strips in flight ---- */
+/* ---- streaming: decode, compute and encode stages on their own threads (compute on one
+ * thread per lane), GS_PIPELINE_SLOTS + lanes - 1 strips in flight ---- */
 
 typedef struct stream {
     const plan *plan;               /* the file */
     gs_reader *reader;              /* decode stage's */
     gs_writer *writer;              /* encode stage's */
     uint32_t strips;                /* strips in the image */
-    uint32_t slots;                 /* buffers in use: GS_PIPELINE_SLOTS, or fewer strips */
-    void *in[GS_PIPELINE_SLOTS];    /* decoded strips */
-    void *out[GS_PIPELINE_SLOTS];   /* computed strips */
+    uint32_t slots;                 /* buffers in use: GS_PIPELINE_SLOTS + lanes - 1, or fewer strips */
+    void **in;                      /* decoded strips, one a slot */
+    void **out;                     /* computed strips, one a slot */
+    uint32_t *computed;             /* per slot: 1 + the strip computed into it, 0 before */
     void *conv;                     /* the encode stage's conversion buffer */
     pthread_mutex_t lock;           /* guards the counters and the failure */
     pthread_cond_t changed;         /* a counter moved, or a stage failed */
-    uint32_t decoded, computed, written; /* strips finished by each stage */
+    uint32_t decoded, written;      /* strips finished by the decode and encode stages */
     int failed;                     /* a stage failed: everyone stops */
     gs_status status;               /* the first failure */
-    char err[GS_ERR_SIZE];                 /* its message */
+    char err[GS_ERR_SIZE];          /* its message */
     uint64_t decode_ns, encode_ns;  /* stage times */
+    uint64_t kernel_ns[GS_MAX_LANES]; /* compute time of each lane */
 } stream;
 
 static uint32_t strip_rows_at(const stream *s, uint32_t i)
@@ -270,6 +276,16 @@ static int wait_for(stream *s, const uint32_t *counter, uint32_t target)
 {
     pthread_mutex_lock(&s->lock);
     while (!s->failed && *counter <= target) pthread_cond_wait(&s->changed, &s->lock);
+    int stop = s->failed;
+    pthread_mutex_unlock(&s->lock);
+    return stop ? -1 : 0;
+}
+
+/* Wait until strip i is computed (lanes finish out of order) or a stage failed. */
+static int wait_computed(stream *s, uint32_t i)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->failed && s->computed[i % s->slots] != i + 1) pthread_cond_wait(&s->changed, &s->lock);
     int stop = s->failed;
     pthread_mutex_unlock(&s->lock);
     return stop ? -1 : 0;
@@ -340,7 +356,7 @@ static void *encode_stage(void *arg)
     const plan *p = s->plan;
     char err[GS_ERR_SIZE];
     for (uint32_t i = 0; i < s->strips; ++i) {
-        if (wait_for(s, &s->computed, i) != 0) break;
+        if (wait_computed(s, i) != 0) break;
         uint64_t t = now_ns();
         gs_status rc = emit_strip(p, s->writer, s->out[i % s->slots], s->conv,
                                   strip_rows_at(s, i), 0, err, sizeof err);
@@ -354,6 +370,38 @@ static void *encode_stage(void *arg)
     return NULL;
 }
 
+/* One lane of the compute stage: strips lane, lane + lanes, ... on the lane's instance. */
+typedef struct compute_lane {
+    stream *s;
+    unsigned lane;
+} compute_lane;
+
+static void *compute_stage(void *arg)
+{
+    const compute_lane *cl = arg;
+    stream *s = cl->s;
+    const plan *p = s->plan;
+    char msg[GS_ERR_SIZE];
+    for (uint32_t i = cl->lane; i < s->strips; i += p->lanes) {
+        if (wait_for(s, &s->decoded, i) != 0) break;
+        uint64_t t = now_ns();
+        const uint32_t y = i * p->strip_rows, rows = strip_rows_at(s, i);
+        gs_status cs = compute_strip(p, cl->lane, s->in[i % s->slots], s->out[i % s->slots], rows,
+                                     y - window_start(p, i), window_end(p, i) - (y + rows), msg,
+                                     sizeof msg);
+        s->kernel_ns[cl->lane] += now_ns() - t;
+        if (cs != GS_OK) {
+            fail_stream(s, cs, msg);
+            break;
+        }
+        pthread_mutex_lock(&s->lock);
+        s->computed[i % s->slots] = i + 1;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+    }
+    return NULL;
+}
+
 static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *times,
                               char *err, size_t err_size)
 {
@@ -362,18 +410,23 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     s.plan = p;
     s.reader = reader;
     s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
-    s.slots = s.strips < GS_PIPELINE_SLOTS ? s.strips : GS_PIPELINE_SLOTS;
+    s.slots = s.strips < GS_PIPELINE_SLOTS + p->lanes - 1 ? s.strips : GS_PIPELINE_SLOTS + p->lanes - 1;
     char msg[GS_ERR_SIZE];
     gs_status rc = GS_OK;
-    pthread_t decoder, encoder;
+    pthread_t decoder, encoder, lane_thread[GS_MAX_LANES];
+    compute_lane lanes[GS_MAX_LANES];
+    unsigned lanes_started = 1; /* lane 0 runs on this thread */
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
 
-    int ok = 1;
-    for (uint32_t i = 0; i < s.slots; ++i) {
+    s.in = calloc(s.slots, sizeof *s.in);
+    s.out = calloc(s.slots, sizeof *s.out);
+    s.computed = calloc(s.slots, sizeof *s.computed);
+    int ok = s.in && s.out && s.computed;
+    for (uint32_t i = 0; ok && i < s.slots; ++i) {
         s.in[i] = alloc_rows(p->window_rows, p->in_stride, p->align);
         s.out[i] = alloc_rows(p->strip_rows, p->out_stride, p->align);
-        ok = ok && s.in[i] && s.out[i];
+        ok = s.in[i] && s.out[i];
     }
     if (p->convert) ok = ok && (s.conv = alloc_rows(p->strip_rows, p->conv_stride, p->align));
     if (!ok) {
@@ -398,26 +451,20 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
     }
-
-    /* The compute stage runs here, so the backend instance stays on the calling thread. */
-    for (uint32_t i = 0; i < s.strips; ++i) {
-        if (wait_for(&s, &s.decoded, i) != 0) break;
-        uint64_t t = now_ns();
-        const uint32_t y = i * p->strip_rows, rows = strip_rows_at(&s, i);
-        gs_status cs = compute_strip(p, s.in[i % s.slots], s.out[i % s.slots], rows,
-                                     y - window_start(p, i), window_end(p, i) - (y + rows), msg,
-                                     sizeof msg);
-        times->kernel += now_ns() - t;
-        if (cs != GS_OK) {
-            fail_stream(&s, cs, msg);
+    for (unsigned l = 0; l < p->lanes; ++l) lanes[l] = (compute_lane){&s, l};
+    for (; lanes_started < p->lanes; ++lanes_started)
+        if (pthread_create(&lane_thread[lanes_started], NULL, compute_stage, &lanes[lanes_started]) != 0) {
+            fail_stream(&s, GS_ERR_NOMEM, "cannot start a thread");
             break;
         }
-        advance(&s, &s.computed, i + 1);
-    }
+    /* Lane 0 runs here, so select's instance stays on the calling thread. */
+    compute_stage(&lanes[0]);
+    for (unsigned l = 1; l < lanes_started; ++l) pthread_join(lane_thread[l], NULL);
     pthread_join(decoder, NULL);
     pthread_join(encoder, NULL);
     times->decode += s.decode_ns;
     times->encode += s.encode_ns;
+    for (unsigned l = 0; l < p->lanes; ++l) times->kernel += s.kernel_ns[l];
     if (s.failed) {
         rc = gs_fail(err, err_size, s.status, "%s", s.err);
         goto cleanup;
@@ -430,7 +477,11 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
 
 cleanup:
     gs_writer_abort(s.writer);
-    for (int i = 0; i < GS_PIPELINE_SLOTS; ++i) free(s.in[i]), free(s.out[i]); /* NULL past s.slots */
+    for (uint32_t i = 0; i < s.slots; ++i) {
+        if (s.in) free(s.in[i]);
+        if (s.out) free(s.out[i]);
+    }
+    free(s.in), free(s.out), free(s.computed);
     free(s.conv);
     pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.lock);
@@ -438,7 +489,7 @@ cleanup:
 }
 
 gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
-                          gs_phase_times *times, char *err, size_t err_size)
+                          gs_phase_times *times, gs_image_facts *facts, char *err, size_t err_size)
 {
     const gs_work *o = &job->work;
     gs_reader *reader = NULL;
@@ -446,9 +497,10 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     plan p = {.job = job, .input = input, .output = output};
     char msg[GS_ERR_SIZE] = "";
     uint64_t t_start = now_ns(), t;
-    gs_plugin_timings before = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
-    gs_plugin_timings after = before;
     memset(times, 0, sizeof *times);
+    gs_image_facts unused;
+    if (!facts) facts = &unused;
+    memset(facts, 0, sizeof *facts);
 
     gs_status rc = gs_out_format_from_path(output, &p.format, msg, sizeof msg);
     if (rc != GS_OK) {
@@ -481,14 +533,16 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         job->note(output, "integral scaled to 16 bits for viewing; use .npy for exact values");
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
+    facts->width = info.width, facts->height = info.height, facts->bits = info.bits;
     const uint32_t axis_count = work_axes(o) == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
     uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters * axis_count);
-    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instance, msg, sizeof msg);
+    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instances[0], msg, sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
     const gs_plugin_desc *d = p.backend;
+    facts->backend = d->name;
     if (!(d->depths & (p.in_bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8))) {
         rc = gs_fail(err, err_size, GS_ERR_BACKEND, "%s: backend %s does not take %u-bit samples",
                      input, d->name, p.in_bits);
@@ -518,6 +572,23 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     }
     if (p.strip_rows > p.height) p.strip_rows = p.height;
     if (p.halo > p.height) p.halo = p.height;
+    /* Strips spread over the lanes (devices) when they do not depend on each other: two
+     * strips a lane at least, while a strip stays at least two halos tall. */
+    p.lanes = job->lanes && !p.view && o->mode != GS_MODE_INTEGRAL_2D
+                  ? job->lanes(job->select_ctx, d) : 1u;
+    if (p.lanes > GS_MAX_LANES) p.lanes = GS_MAX_LANES;
+    if (p.lanes < 1) p.lanes = 1;
+    if (p.lanes > 1) {
+        uint64_t even = ((uint64_t)p.height + 2 * p.lanes - 1) / (2 * p.lanes);
+        if (even < p.strip_rows && even >= 2ull * p.halo) p.strip_rows = (uint32_t)even;
+    }
+    for (unsigned l = 1; l < p.lanes; ++l) {
+        rc = job->lane(job->select_ctx, l, d, &p.instances[l], msg, sizeof msg);
+        if (rc != GS_OK) {
+            gs_fail(err, err_size, rc, "%s: %s", input, msg);
+            goto cleanup;
+        }
+    }
     p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {
@@ -525,14 +596,23 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         goto cleanup;
     }
 
-    if (d->timings) d->timings(p.instance, &before);
+    /* Device times summed over the lanes. */
+    gs_plugin_timings before[GS_MAX_LANES];
+    for (unsigned l = 0; d->timings && l < p.lanes; ++l) {
+        before[l] = (gs_plugin_timings){GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
+        d->timings(p.instances[l], &before[l]);
+    }
     rc = p.view ? run_view(&p, reader, times, err, err_size)
                 : run_streamed(&p, reader, times, err, err_size);
     if (rc == GS_OK && d->timings) {
-        d->timings(p.instance, &after);
-        times->upload = after.upload_ns - before.upload_ns;
-        times->download = after.download_ns - before.download_ns;
-        uint64_t device = after.kernel_ns - before.kernel_ns;
+        uint64_t device = 0;
+        for (unsigned l = 0; l < p.lanes; ++l) {
+            gs_plugin_timings after = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
+            d->timings(p.instances[l], &after);
+            times->upload += after.upload_ns - before[l].upload_ns;
+            times->download += after.download_ns - before[l].download_ns;
+            device += after.kernel_ns - before[l].kernel_ns;
+        }
         if (device || times->upload || times->download) times->kernel = device;
     }
 

@@ -28,6 +28,13 @@ typedef struct gs_phase_times {
     uint64_t decode, upload, kernel, download, encode, total;
 } gs_phase_times;
 
+/* What a run learnt about its file, for the manifest: zero and NULL until known. */
+typedef struct gs_image_facts {
+    uint32_t width, height; /* image size */
+    uint32_t bits;          /* input sample depth: 8 or 16 */
+    const char *backend;    /* name of the backend that ran it (static) */
+} gs_image_facts;
+
 /* Callback for notes about a file (colour converted, alpha dropped, ...). */
 typedef void (*gs_note_fn)(const char *file, const char *message);
 
@@ -37,18 +44,31 @@ typedef gs_status (*gs_select_fn)(void *ctx, uint32_t ops, uint64_t work,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size);
 
+/* After select: how many instances of the chosen backend can run strips at once (one
+ * per device), and the one for lane `lane` (lane 0 is select's). */
+typedef unsigned (*gs_lanes_fn)(void *ctx, const gs_plugin_desc *backend);
+typedef gs_status (*gs_lane_fn)(void *ctx, unsigned lane, const gs_plugin_desc *backend,
+                                gs_plugin_instance **instance, char *err, size_t err_size);
+
+/* Most lanes one image's strips spread over. */
+#define GS_MAX_LANES 64u
+
 /* What a pipeline run needs besides the file names. */
 typedef struct gs_job {
     gs_work work;        /* what to compute */
     gs_select_fn select; /* backend choice */
-    void *select_ctx;    /* its context */
+    void *select_ctx;    /* its context, also lanes' and lane's */
     gs_note_fn note;     /* may be NULL */
+    gs_lanes_fn lanes;   /* NULL: one lane. Strips spread over the lanes, except for the 2d
+                            integral (its column sums go strip to strip) */
+    gs_lane_fn lane;     /* with lanes */
 } gs_job;
 
 /* Process `input` into `output`. The output appears only if everything succeeded; an
  * existing output is left untouched on failure. err gets one line that starts with the
- * name of the file concerned (input or output) and says the cause. */
+ * name of the file concerned (input or output) and says the cause. `facts` (may be NULL)
+ * gets what was learnt, on failure too. */
 gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *output,
-                          gs_phase_times *times, char *err, size_t err_size);
+                          gs_phase_times *times, gs_image_facts *facts, char *err, size_t err_size);
 
 #endif /* GS_PIPELINE_H */

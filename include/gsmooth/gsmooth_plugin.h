@@ -11,7 +11,8 @@
  * major/minor it was built against. A host refuses a plugin of another major, or of a newer
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
  * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy);
- * the design's plan named 1.1 for strips already in device memory, which will be 1.2.
+ * 1.2 appended device_count (--devices). The design's plan named 1.1 for strips already in
+ * device memory, which will be 1.3.
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
@@ -65,7 +66,7 @@ extern "C" {
 #endif
 
 #define GS_PLUGIN_ABI_MAJOR 1
-#define GS_PLUGIN_ABI_MINOR 1
+#define GS_PLUGIN_ABI_MINOR 2
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
 
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
@@ -201,6 +202,15 @@ typedef struct gs_plugin_desc {
     gs_plugin_status (*smooth_axes)(gs_plugin_instance *instance, const gs_strip *strip,
                                     uint32_t axes, uint32_t halo_above, uint32_t halo_below,
                                     uint32_t iters, char *err, size_t err_size);
+
+    /* ---- ABI 1.2 ---- */
+
+    /* Optional (may be NULL: a backend without devices): how many devices `create` takes
+     * as gs_plugin_config.device, numbered 0..count-1; 0 when none is usable. A host
+     * spreads files or strips over them (--devices), one instance per device; the bytes
+     * never depend on the device. Called only after a passing probe. Read only when
+     * struct_size covers it. */
+    uint32_t (*device_count)(void);
 } gs_plugin_desc;
 
 typedef const gs_plugin_desc *(*gs_plugin_entry_fn)(void);

@@ -595,6 +595,17 @@ void cuda_timings(const gs_plugin_instance *inst, gs_plugin_timings *out)
     out->download_ns = inst ? inst->download_ns : 0;
 }
 
+/* Devices create accepts (0..count-1); 0 when CUDA cannot run. */
+uint32_t cuda_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count > 0 ? (uint32_t)count : 0u;
+}
+
 const gs_plugin_desc cuda_descriptor = {
     GS_ABI_HEADER_INIT(gs_plugin_desc),
     "cuda",
@@ -612,6 +623,7 @@ const gs_plugin_desc cuda_descriptor = {
     cuda_integral_2d,
     cuda_timings,
     cuda_smooth_axes,
+    cuda_device_count,
 };
 
 } /* namespace */

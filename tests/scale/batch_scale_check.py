@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""batch_scale_check.py: batch at scale through the built binary: --files-from/--files0-from mixed with positional inputs, --shard splits, --skip-existing, --manifest records (JSON, whole lines, non-UTF-8 names), outputs two inputs share, exit codes and one-line errors.
+
+usage: batch_scale_check.py GSMOOTH
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from PIL import Image
+
+GSMOOTH = os.path.abspath(sys.argv[1])
+FAILURES = []
+PASSED = 0
+KEYS = {"input", "output", "status", "error", "width", "height", "bits", "backend", "ms"}
+
+
+def check(ok, what):
+    global PASSED
+    if ok:
+        PASSED += 1
+    else:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def run(args, stdin=None, env=None):
+    e = dict(os.environ, GSMOOTH_BACKEND="cpu")
+    e.pop("GSMOOTH_DEVICES", None)
+    if env:
+        e.update(env)
+    return subprocess.run([GSMOOTH, "--quiet"] + args, input=stdin, capture_output=True, env=e)
+
+
+def records(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data.endswith(b"\n") or not data, f"{path}: ends with a whole line")
+    out = []
+    for line in data.splitlines():
+        rec = json.loads(line)
+        check(set(rec) == KEYS, f"{path}: keys {sorted(rec)}")
+        out.append(rec)
+    return out
+
+
+def same_files(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="gs-scale-")
+    try:
+        os.chdir(work)
+        rng = np.random.default_rng(7)
+        os.makedirs("in/sub")
+        names = []
+        for i in range(23):
+            h, w = int(rng.integers(1, 40)), int(rng.integers(1, 60))
+            if i % 3 == 0:
+                a = rng.integers(0, 65536, (h, w), dtype=np.uint16)
+                name = f"in/g{i:02d}.pgm" if i % 2 else f"in/g{i:02d}.png"
+                Image.fromarray(a).save(name) if name.endswith(".png") else write_pgm16(name, a)
+            else:
+                a = rng.integers(0, 256, (h, w), dtype=np.uint8)
+                name = f"in/g{i:02d}.png"
+                Image.fromarray(a).save(name)
+            names.append(name)
+        # an input whose name is not UTF-8, and one that is not an image
+        odd = os.fsdecode(b"in/caf\xe9 \xff.png")
+        Image.fromarray(rng.integers(0, 256, (5, 7), dtype=np.uint8)).save(odd)
+        names.append(odd)
+        with open("in/bad.png", "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n not really")
+        names.append("in/bad.png")
+        # a second input with the output name of g01.png: the later one must fail
+        shutil.copy("in/g02.png", "in/sub/g01.png")
+        names.append("in/sub/g01.png")
+
+        # The list: two positional inputs, then a line list, then a NUL list.
+        positional, by_line, by_nul = names[:2], names[2:15], names[15:]
+        with open("list.txt", "wb") as f:
+            f.write(b"\n".join(os.fsencode(n) for n in by_line[:5]) + b"\n\n" +
+                    b"\n".join(os.fsencode(n) for n in by_line[5:]) + b"\n")
+        with open("list0", "wb") as f:
+            f.write(b"".join(os.fsencode(n) + b"\0" for n in by_nul))
+        full = positional + by_line + by_nul
+
+        os.mkdir("ref")
+        r = run(["-o", "ref", "--manifest", "ref.jsonl", "--files-from", "list.txt",
+                 "--files0-from", "list0"] + positional)
+        check(r.returncode == 1, f"one process with a bad input exits 1 (got {r.returncode})")
+        recs = records("ref.jsonl")
+        check(sorted(x["input"] for x in recs) == sorted(full),
+              "the reference manifest has every input once")
+        by_input = {x["input"]: x for x in recs}
+        check(by_input["in/bad.png"]["status"] == "failed" and "in/bad.png" in by_input["in/bad.png"]["error"],
+              "a bad input is recorded failed, with its cause")
+        dup = by_input["in/sub/g01.png"]
+        check(dup["status"] == "failed" and "already the output of in/g01.png" in dup["error"],
+              f"the later of two inputs with one output fails: {dup}")
+        check(by_input["in/g01.png"]["status"] == "ok", "the earlier one is done")
+        okrec = by_input["in/g04.png"]
+        a = np.asarray(Image.open("in/g04.png"))
+        check(okrec["width"] == a.shape[1] and okrec["height"] == a.shape[0] and okrec["bits"] == 8
+              and okrec["backend"] == "cpu" and okrec["ms"] >= 0 and okrec["output"] == "ref/g04.png"
+              and okrec["error"] is None, f"an ok record: {okrec}")
+        check(by_input["in/g00.png"]["bits"] == 16, "16-bit input recorded as 16 bits")
+        check(os.fsencode(by_input[odd]["input"]) == b"in/caf\xe9 \xff.png"
+              and by_input[odd]["status"] == "ok", "a non-UTF-8 name round-trips through os.fsencode")
+        check(len(os.listdir("ref")) == len(full) - 2, "the reference holds every good output")
+
+        # Three shards into one directory: byte-identical, each input once, each shard its
+        # positions.
+        os.mkdir("out")
+        seen = []
+        for i in range(3):
+            r = run(["-o", "out", "--shard", f"{i}/3", "--manifest", f"m{i}.jsonl", "--files-from",
+                     "list.txt", "--files0-from", "list0"] + positional)
+            shard = [n for j, n in enumerate(full) if j % 3 == i]
+            recs = records(f"m{i}.jsonl")
+            check(sorted(x["input"] for x in recs) == sorted(shard),
+                  f"shard {i}/3 handled exactly its positions")
+            want_rc = 1 if any(x["status"] == "failed" for x in recs) else 0
+            check(r.returncode == want_rc, f"shard {i}/3 exit {r.returncode}, want {want_rc}")
+            seen += [x["input"] for x in recs]
+        check(sorted(seen) == sorted(full), "the shards cover the list exactly once")
+        check(sorted(os.listdir("out")) == sorted(os.listdir("ref")), "the shards wrote the same names")
+        check(all(same_files(f"out/{n}", f"ref/{n}") for n in os.listdir("ref")),
+              "the shards' outputs equal one process's")
+
+        # --skip-existing: what exists is skipped (and counted), the rest is done; a leftover
+        # temporary file is never taken for an output.
+        os.unlink("out/g05.png")
+        os.unlink("out/g07.png")
+        with open("out/.g07.png.gsmooth-Ab12Cd", "wb") as f:
+            f.write(b"partial")
+        good = [n for n in full if n not in ("in/bad.png", "in/sub/g01.png")]
+        with open("good.txt", "w") as f:
+            f.write("\n".join(os.fsdecode(os.fsencode(n)) for n in good if n != odd) + "\n")
+        r = run(["-o", "out", "--skip-existing", "--manifest", "skip.jsonl", "--files-from", "good.txt"])
+        recs = records("skip.jsonl")
+        status = {x["input"]: x["status"] for x in recs}
+        check(r.returncode == 0, f"a run where everything is done or skipped exits 0 ({r.returncode})")
+        check(status["in/g05.png"] == "ok" and status["in/g07.png"] == "ok"
+              and sum(s == "skipped" for s in status.values()) == len(good) - 3,
+              f"skipped exactly the existing outputs: {status}")
+        check(same_files("out/g07.png", "ref/g07.png") and same_files("out/g05.png", "ref/g05.png"),
+              "the redone outputs are exact")
+        r2 = subprocess.run([GSMOOTH, "-o", "out", "--skip-existing", "--files-from", "good.txt"],
+                            capture_output=True, env=dict(os.environ, GSMOOTH_BACKEND="cpu"))
+        check(b"0 done, 0 failed, %d skipped" % (len(good) - 1) in r2.stderr,
+              f"the summary counts skipped files: {r2.stderr!r}")
+
+        # Lists from standard input; an empty list is an empty batch.
+        os.mkdir("stdin_out")
+        r = run(["-o", "stdin_out", "--files-from", "-"], stdin=b"in/g01.png\nin/g02.png\n")
+        check(r.returncode == 0 and sorted(os.listdir("stdin_out")) == ["g01.png", "g02.png"],
+              "--files-from - reads standard input")
+        r = run(["-o", "stdin_out", "--files0-from", "-"], stdin=b"")
+        check(r.returncode == 0, "an empty list is an empty batch, exit 0")
+        r = run(["-o", "stdin_out", "--shard", "5/7", "in/g01.png"])
+        check(r.returncode == 0, "an empty shard exits 0")
+
+        # Single-file mode: --skip-existing and --manifest apply too.
+        shutil.copy("ref/g04.png", "single.png")
+        before = os.stat("single.png").st_mtime_ns
+        r = run(["--skip-existing", "--manifest", "single.jsonl", "in/g08.png", "single.png"])
+        check(r.returncode == 0 and os.stat("single.png").st_mtime_ns == before
+              and same_files("single.png", "ref/g04.png"), "single mode skips an existing output")
+        r = run(["--manifest", "single.jsonl", "in/g08.png", "single2.png"])
+        recs = records("single.jsonl")
+        check([x["status"] for x in recs] == ["skipped", "ok"] and recs[1]["output"] == "single2.png",
+              f"single mode appends its records: {recs}")
+
+        # Usage errors: exit 2, one line. Run-time errors in lists: exit 1, one line.
+        for args, env in [(["--shard", "3/3", "-o", "out", "in/g01.png"], None),
+                          (["--shard", "1/2", "in/g01.png", "x.png"], None),
+                          (["--files-from", "list.txt", "in/g01.png", "x.png"], None),
+                          (["-o", "out"], None),
+                          (["--manifest", "", "-o", "out", "in/g01.png"], None),
+                          (["--devices", "0,0", "-o", "out", "in/g01.png"], None),
+                          (["--devices", "first", "-o", "out", "in/g01.png"], None),
+                          (["-o", "out", "in/g01.png"], {"GSMOOTH_DEVICES": "gpu0"})]:
+            r = run(args, env=env)
+            check(r.returncode == 2 and r.stderr.count(b"\n") == 1,
+                  f"usage error {args} {env}: exit {r.returncode}, {r.stderr!r}")
+        with open("nul.txt", "wb") as f:
+            f.write(b"in/g01.png\nin/g0\x002.png\n")
+        for args, needle in [(["-o", "out", "--files-from", "missing.txt"], b"missing.txt"),
+                             (["-o", "out", "--files-from", "nul.txt"], b"line 2"),
+                             (["-o", "out", "--manifest", "nodir/m.jsonl", "in/g01.png"], b"nodir/m.jsonl")]:
+            r = run(args)
+            check(r.returncode == 1 and r.stderr.count(b"\n") == 1 and needle in r.stderr,
+                  f"run-time error {args}: exit {r.returncode}, {r.stderr!r}")
+    finally:
+        os.chdir("/")
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"batch_scale_check: {PASSED} passed, {len(FAILURES)} failed")
+    return 1 if FAILURES else 0
+
+
+def write_pgm16(path, a):
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n65535\n" % (a.shape[1], a.shape[0]))
+        f.write(a.astype(">u2").tobytes())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
