@@ -97,5 +97,6 @@ void gs_report_backends(gs_backend_list *list, int verbose)
                b->path, b->desc->abi_major, b->desc->abi_minor, ops,
                b->desc->depths & GS_DEPTH_U8 ? "8 " : "",
                b->desc->depths & GS_DEPTH_U16 ? "16" : "", b->probe_msg);
+        if (b->devices) printf("  devices: %u\n", b->devices);
     }
 }
