@@ -6,7 +6,7 @@
 # bench/prepare_device_carry.sh. If the carried binaries cannot run there, it rebuilds the
 # CUDA targets in /tmp. Logs: $OUT/env.log, tests.log, sanitizers.log, bench.log,
 # anchors.tsv. Budget: about 8 minutes in all; every step has its own timeout.
-# STEPS=env,tests,bench,sanitize (default all) picks steps.
+# STEPS=env,tests,cpu,bench,sanitize,scale,e2e (default all but scale) picks steps.
 set -u
 OUT=${OUT:-/tmp/gsmooth-out}
 mkdir -p "$OUT"
@@ -126,6 +126,19 @@ if want sanitize; then
         done
     } 2>&1 | tee "$OUT/sanitizers.log"
     grep -q "ERRORS" "$OUT/sanitizers.log" && status=1
+fi
+
+# ---- 5b. every device of the host: bytes against one device and the CPU, and the
+# scale bench (2 GPUs against 1, files per second on this host's cores) ----
+if want scale; then
+    {
+        nvidia-smi -L
+        echo "== cuda_devices_check (--devices all against --devices 0 and the CPU)"
+        timeout 240 python3 tests/scale/cuda_devices_check.py "$BUILD/bin/gsmooth" || status=1
+        echo "== scale_bench (gpus, throughput)"
+        GSMOOTH="$BUILD/bin/gsmooth" STEPS=${SCALE_STEPS:-gpus,throughput} WORK=/tmp/gs-scale \
+            timeout 300 bash bench/scale_bench.sh || status=1
+    } 2>&1 | tee "$OUT/scale.log"
 fi
 
 # ---- 6. end to end through the CLI, batch, and auto's threshold ----
