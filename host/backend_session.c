@@ -52,6 +52,7 @@ void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads)
     memset(w, 0, sizeof *w);
     w->session = s;
     w->threads = threads;
+    pthread_mutex_init(&w->lock, NULL);
 }
 
 void gs_worker_use_device_lane(gs_worker *w, unsigned lane)
@@ -78,34 +79,52 @@ static int32_t lane_device(const gs_worker *w, const gs_backend *b, unsigned lan
     return s->devices.all ? (int32_t)i : s->devices.ordinals[i];
 }
 
-/* This worker's instance of `chosen` on `device`, created on first use. */
+/* This worker's instance of `chosen` on `device`, created on first use. Lanes ask from
+ * their own threads, so devices start at once: the slot is claimed under the worker's
+ * lock, the instance created outside it. */
 static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
                                gs_plugin_instance **instance, char *err, size_t err_size)
 {
-    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i) {
+    gs_live_backend *slot = NULL;
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS && !slot; ++i) {
         gs_live_backend *lb = &w->live[i];
-        if (lb->backend && (lb->backend->desc != chosen->desc || lb->device != device)) continue;
-        if (!lb->backend) {
-            gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device};
-            char msg[GS_ERR_SIZE] = "";
-            if (chosen->desc->create(&cfg, &lb->instance, msg, sizeof msg) != GS_PLUGIN_OK)
-                return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
-                               chosen->desc->name, msg[0] ? msg : "no reason given");
-            lb->backend = chosen;
-            lb->device = device;
-        }
-        *instance = lb->instance;
+        if (!lb->backend || (lb->backend->desc == chosen->desc && lb->device == device)) slot = lb;
+    }
+    gs_plugin_instance *existing = slot && slot->backend ? slot->instance : NULL;
+    if (slot && !slot->backend) slot->backend = chosen, slot->device = device; /* claimed */
+    pthread_mutex_unlock(&w->lock);
+    if (!slot) return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+    if (existing) {
+        *instance = existing;
         return GS_OK;
     }
-    return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device};
+    char msg[GS_ERR_SIZE] = "";
+    gs_plugin_instance *made = NULL;
+    if (chosen->desc->create(&cfg, &made, msg, sizeof msg) != GS_PLUGIN_OK || !made) {
+        pthread_mutex_lock(&w->lock);
+        slot->backend = NULL; /* free again */
+        pthread_mutex_unlock(&w->lock);
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
+                       chosen->desc->name, msg[0] ? msg : "no reason given");
+    }
+    pthread_mutex_lock(&w->lock);
+    slot->instance = made;
+    pthread_mutex_unlock(&w->lock);
+    *instance = made;
+    return GS_OK;
 }
 
 /* The live backend whose descriptor is `d` (select chose it before lanes are asked for). */
-static gs_backend *live_backend(const gs_worker *w, const gs_plugin_desc *d)
+static gs_backend *live_backend(gs_worker *w, const gs_plugin_desc *d)
 {
-    for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
-        if (w->live[i].backend && w->live[i].backend->desc == d) return w->live[i].backend;
-    return NULL;
+    gs_backend *found = NULL;
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < GS_MAX_LIVE_BACKENDS && !found; ++i)
+        if (w->live[i].backend && w->live[i].backend->desc == d) found = w->live[i].backend;
+    pthread_mutex_unlock(&w->lock);
+    return found;
 }
 
 unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend)
@@ -129,6 +148,7 @@ void gs_worker_release(gs_worker *w)
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
         if (w->live[i].backend) w->live[i].backend->desc->destroy(w->live[i].instance);
     memset(w->live, 0, sizeof w->live);
+    pthread_mutex_destroy(&w->lock);
 }
 
 gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,

@@ -38,13 +38,15 @@ typedef struct gs_live_backend {
     gs_plugin_instance *instance; /* its instance, created on first use */
 } gs_live_backend;
 
-/* One thread's state: instances are never shared between threads (the ABI's rule). */
+/* One worker's state: an instance is used by one thread at a time (the ABI's rule): the
+ * worker's own, or one lane of its image (gs_worker_lane, from the lane's thread). */
 typedef struct gs_worker {
     gs_session *session;
     unsigned threads;             /* CPU threads per file for this worker's instances */
     gs_backend explicit_path;     /* a --backend PATH.so, loaded per worker */
     int one_device;               /* batch: this worker uses one device, device_lane's */
     unsigned device_lane;         /* which of the chosen devices (modulo their number) */
+    pthread_mutex_t lock;         /* guards live[]: lanes create their instances at once */
     gs_live_backend live[GS_MAX_LIVE_BACKENDS];
 } gs_worker;
 
@@ -72,7 +74,7 @@ gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
 unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend);
 
 /* A gs_lane_fn (pipeline.h): this worker's instance of `backend` for lane `lane` (0 is the
- * one select gave), created on first use. */
+ * one select gave), created on first use; lanes may ask at once, from their threads. */
 gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
                          gs_plugin_instance **instance, char *err, size_t err_size);
 

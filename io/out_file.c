@@ -28,7 +28,7 @@
 static int create_exclusive(char *templ)
 {
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    char *x = templ + strlen(templ) - (sizeof TEMP_SUFFIX - 2); /* the six X's */
+    char *x = templ + strlen(templ) - 6; /* the six X's that end TEMP_SUFFIX */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)templ;

@@ -5,7 +5,9 @@ usage: batch_scale_check.py GSMOOTH
 """
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -156,6 +158,26 @@ def main():
                             capture_output=True, env=dict(os.environ, GSMOOTH_BACKEND="cpu"))
         check(b"0 done, 0 failed, %d skipped" % (len(good) - 1) in r2.stderr,
               f"the summary counts skipped files: {r2.stderr!r}")
+
+        # A run killed with SIGKILL while it writes leaves its temporary file, named
+        # .<output>.gsmooth-XXXXXX: never an output name, and what the README's clean-up finds.
+        Image.fromarray(rng.integers(0, 256, (1500, 1500), dtype=np.uint8)).save("in/slow.png")
+        os.mkdir("killed")
+        p = subprocess.Popen([GSMOOTH, "--quiet", "--backend", "cpu", "--threads", "1", "--iters", "4000",
+                              "-o", "killed", "in/slow.png"], stderr=subprocess.DEVNULL)
+        temp = []
+        for _ in range(1000):
+            temp = os.listdir("killed")
+            if temp or p.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.01"])
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        temp = os.listdir("killed")
+        check(len(temp) == 1 and re.fullmatch(r"\.slow\.png\.gsmooth-[A-Za-z0-9]{6}", temp[0]) is not None,
+              f"a killed run leaves .slow.png.gsmooth-XXXXXX (random X's), got {temp}")
+        subprocess.run(["find", "killed", "-name", ".*.gsmooth-??????", "-type", "f", "-delete"])
+        check(os.listdir("killed") == [], "the README's find command removes it")
 
         # Lists from standard input; an empty list is an empty batch.
         os.mkdir("stdin_out")
