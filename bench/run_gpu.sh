@@ -136,7 +136,7 @@ if want scale; then
         echo "== cuda_devices_check (--devices all against --devices 0 and the CPU)"
         timeout 240 python3 tests/scale/cuda_devices_check.py "$BUILD/bin/gsmooth" || status=1
         echo "== scale_bench (gpus, throughput)"
-        GSMOOTH="$BUILD/bin/gsmooth" STEPS=${SCALE_STEPS:-gpus,throughput} WORK=/tmp/gs-scale \
+        PY=python3 GSMOOTH="$BUILD/bin/gsmooth" STEPS=${SCALE_STEPS:-gpus,throughput} WORK=/tmp/gs-scale \
             timeout 300 bash bench/scale_bench.sh || status=1
     } 2>&1 | tee "$OUT/scale.log"
 fi

@@ -24,7 +24,7 @@ FILES_MAX=${FILES_MAX:-10000}
 THROUGHPUT_FILES=${THROUGHPUT_FILES:-16}
 GPU_IMAGE_K=${GPU_IMAGE_K:-20000}
 GPU_BATCH_K=${GPU_BATCH_K:-20000}
-PY=/usr/bin/python3
+PY=${PY:-/usr/bin/python3}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 mkdir -p "$WORK"
 echo "scale_bench: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
