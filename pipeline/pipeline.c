@@ -56,8 +56,9 @@ static void *alloc_rows(size_t rows, size_t stride, size_t align)
 typedef struct plan {
     const gs_job *job;              /* what to compute, and the callbacks */
     const gs_plugin_desc *backend;  /* chosen backend */
-    gs_plugin_instance *instances[GS_MAX_LANES]; /* its instance on each lane (device) */
-    unsigned lanes;                 /* lanes strips spread over: 1, or one per device */
+    gs_plugin_instance *instance;   /* its instance: lane 0's */
+    unsigned lanes;                 /* lanes strips spread over: 1, or one per device (the
+                                       other lanes' instances come from job->lane) */
     const char *input, *output;     /* names for messages */
     gs_out_format format;           /* output format */
     uint32_t width, height;         /* image size */
@@ -91,12 +92,11 @@ static uint32_t window_end(const plan *p, uint32_t i)
 
 /* One strip through the backend's operation for the mode. For smoothing down columns, src
  * is the strip's window: `above` rows of halo, the strip's `rows`, then `below` more. */
-static gs_status compute_strip(const plan *p, unsigned lane, const void *src, void *dst,
-                               uint32_t rows, uint32_t above, uint32_t below, char *err,
-                               size_t err_size)
+static gs_status compute_strip(const plan *p, gs_plugin_instance *instance, const void *src,
+                               void *dst, uint32_t rows, uint32_t above, uint32_t below,
+                               char *err, size_t err_size)
 {
     const gs_plugin_desc *d = p->backend;
-    gs_plugin_instance *instance = p->instances[lane];
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
                       src, p->in_stride, dst, p->out_stride};
     char msg[GS_ERR_SIZE] = "";
@@ -117,6 +117,27 @@ static gs_status compute_strip(const plan *p, unsigned lane, const void *src, vo
     if (prc == GS_PLUGIN_OK) return GS_OK;
     return gs_fail(err, err_size, prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
                    "%s: backend %s failed: %s", p->input, d->name, msg[0] ? msg : "no reason given");
+}
+
+/* Time a backend measured on its device (gs_plugin_timings), summed over instances. */
+typedef struct device_times {
+    uint64_t upload, kernel, download;
+} device_times;
+
+static gs_plugin_timings instance_timings(const gs_plugin_desc *d, const gs_plugin_instance *inst)
+{
+    gs_plugin_timings t = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
+    if (d->timings) d->timings(inst, &t);
+    return t;
+}
+
+/* Add what an instance spent between two readings. */
+static void add_device_times(device_times *sum, const gs_plugin_timings *before,
+                             const gs_plugin_timings *after)
+{
+    sum->upload += after->upload_ns - before->upload_ns;
+    sum->kernel += after->kernel_ns - before->kernel_ns;
+    sum->download += after->download_ns - before->download_ns;
 }
 
 /* Smoothing output at another depth: 16 -> 8 rounds to nearest, 8 -> 16 scales by 257. */
@@ -181,9 +202,10 @@ static gs_status emit_strip(const plan *p, gs_writer *writer, const void *out, v
 /* ---- integral pictures: the whole (8/16-bit) input is kept, and the integral runs twice,
  * the first time only to find the maximum the picture is scaled to ---- */
 
-static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *times, char *err,
-                          size_t err_size)
+static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *times,
+                         device_times *dev, char *err, size_t err_size)
 {
+    const gs_plugin_timings before = instance_timings(p->backend, p->instance);
     gs_writer *writer = NULL;
     void *in = alloc_rows(p->height, p->in_stride, p->align);
     void *out = alloc_rows(p->strip_rows, p->out_stride, p->align);
@@ -215,7 +237,7 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
             uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
             t = now_ns();
-            rc = compute_strip(p, 0, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
+            rc = compute_strip(p, p->instance, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
                                err, err_size);
             times->kernel += now_ns() - t;
             if (rc != GS_OK) goto cleanup;
@@ -235,6 +257,8 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
     writer = NULL; /* commit frees it, on success and failure alike */
     times->encode += now_ns() - t;
     if (rc != GS_OK) gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
+    const gs_plugin_timings after = instance_timings(p->backend, p->instance);
+    add_device_times(dev, &before, &after);
 
 cleanup:
     gs_writer_abort(writer);
@@ -263,6 +287,7 @@ typedef struct stream {
     char err[GS_ERR_SIZE];          /* its message */
     uint64_t decode_ns, encode_ns;  /* stage times */
     uint64_t kernel_ns[GS_MAX_LANES]; /* compute time of each lane */
+    device_times device[GS_MAX_LANES]; /* what each lane's instance measured */
 } stream;
 
 static uint32_t strip_rows_at(const stream *s, uint32_t i)
@@ -381,12 +406,22 @@ static void *compute_stage(void *arg)
     const compute_lane *cl = arg;
     stream *s = cl->s;
     const plan *p = s->plan;
-    char msg[GS_ERR_SIZE];
+    char msg[GS_ERR_SIZE], err[GS_ERR_SIZE];
+    /* Lanes past the first start their instance (their device) here, all at once. */
+    gs_plugin_instance *instance = p->instance;
+    if (cl->lane > 0) {
+        gs_status rc = p->job->lane(p->job->select_ctx, cl->lane, p->backend, &instance, msg, sizeof msg);
+        if (rc != GS_OK) {
+            fail_stream(s, gs_fail(err, sizeof err, rc, "%s: %s", p->input, msg), err);
+            return NULL;
+        }
+    }
+    const gs_plugin_timings before = instance_timings(p->backend, instance);
     for (uint32_t i = cl->lane; i < s->strips; i += p->lanes) {
         if (wait_for(s, &s->decoded, i) != 0) break;
         uint64_t t = now_ns();
         const uint32_t y = i * p->strip_rows, rows = strip_rows_at(s, i);
-        gs_status cs = compute_strip(p, cl->lane, s->in[i % s->slots], s->out[i % s->slots], rows,
+        gs_status cs = compute_strip(p, instance, s->in[i % s->slots], s->out[i % s->slots], rows,
                                      y - window_start(p, i), window_end(p, i) - (y + rows), msg,
                                      sizeof msg);
         s->kernel_ns[cl->lane] += now_ns() - t;
@@ -399,11 +434,13 @@ static void *compute_stage(void *arg)
         pthread_cond_broadcast(&s->changed);
         pthread_mutex_unlock(&s->lock);
     }
+    const gs_plugin_timings after = instance_timings(p->backend, instance);
+    add_device_times(&s->device[cl->lane], &before, &after);
     return NULL;
 }
 
 static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *times,
-                              char *err, size_t err_size)
+                              device_times *dev, char *err, size_t err_size)
 {
     stream s;
     memset(&s, 0, sizeof s);
@@ -464,7 +501,12 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     pthread_join(encoder, NULL);
     times->decode += s.decode_ns;
     times->encode += s.encode_ns;
-    for (unsigned l = 0; l < p->lanes; ++l) times->kernel += s.kernel_ns[l];
+    for (unsigned l = 0; l < p->lanes; ++l) {
+        times->kernel += s.kernel_ns[l];
+        dev->upload += s.device[l].upload;
+        dev->kernel += s.device[l].kernel;
+        dev->download += s.device[l].download;
+    }
     if (s.failed) {
         rc = gs_fail(err, err_size, s.status, "%s", s.err);
         goto cleanup;
@@ -536,7 +578,7 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     facts->width = info.width, facts->height = info.height, facts->bits = info.bits;
     const uint32_t axis_count = work_axes(o) == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
     uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters * axis_count);
-    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instances[0], msg, sizeof msg);
+    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instance, msg, sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
@@ -582,13 +624,6 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         uint64_t even = ((uint64_t)p.height + 2 * p.lanes - 1) / (2 * p.lanes);
         if (even < p.strip_rows && even >= 2ull * p.halo) p.strip_rows = (uint32_t)even;
     }
-    for (unsigned l = 1; l < p.lanes; ++l) {
-        rc = job->lane(job->select_ctx, l, d, &p.instances[l], msg, sizeof msg);
-        if (rc != GS_OK) {
-            gs_fail(err, err_size, rc, "%s: %s", input, msg);
-            goto cleanup;
-        }
-    }
     p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {
@@ -596,24 +631,13 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         goto cleanup;
     }
 
-    /* Device times summed over the lanes. */
-    gs_plugin_timings before[GS_MAX_LANES];
-    for (unsigned l = 0; d->timings && l < p.lanes; ++l) {
-        before[l] = (gs_plugin_timings){GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
-        d->timings(p.instances[l], &before[l]);
-    }
-    rc = p.view ? run_view(&p, reader, times, err, err_size)
-                : run_streamed(&p, reader, times, err, err_size);
-    if (rc == GS_OK && d->timings) {
-        uint64_t device = 0;
-        for (unsigned l = 0; l < p.lanes; ++l) {
-            gs_plugin_timings after = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
-            d->timings(p.instances[l], &after);
-            times->upload += after.upload_ns - before[l].upload_ns;
-            times->download += after.download_ns - before[l].download_ns;
-            device += after.kernel_ns - before[l].kernel_ns;
-        }
-        if (device || times->upload || times->download) times->kernel = device;
+    device_times dev = {0, 0, 0};
+    rc = p.view ? run_view(&p, reader, times, &dev, err, err_size)
+                : run_streamed(&p, reader, times, &dev, err, err_size);
+    if (rc == GS_OK && (dev.kernel || dev.upload || dev.download)) {
+        times->upload = dev.upload;
+        times->download = dev.download;
+        times->kernel = dev.kernel; /* the device's own figure, summed over the lanes */
     }
 
 cleanup:
