@@ -1,6 +1,7 @@
 /* plugin_loader.c: the plugin host: discovery along the search path, dlopen with ABI checks, probes, and the choice of a backend for a job. */
 #define _GNU_SOURCE
 #include "plugin_loader.h"
+#include "usable_cpus.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -224,8 +225,7 @@ static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
 
 uint64_t gs_auto_cuda_min_work(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return (uint64_t)(cores > 0 ? cores : 1) * GS_AUTO_CUDA_WORK_PER_CORE;
+    return (uint64_t)gs_usable_cpus() * GS_AUTO_CUDA_WORK_PER_CORE;
 }
 
 gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t ops,

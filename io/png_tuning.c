@@ -1,5 +1,7 @@
 /* png_tuning.c: the PNG encoder's process-wide settings: the zlib level (option, environment, default) and the deflate threads per writer. */
+#define _GNU_SOURCE
 #include "png_tuning.h"
+#include "usable_cpus.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -72,8 +74,7 @@ unsigned gs_png_threads(void)
         n = env && *env && !*end && !errno && v <= PNG_MAX_THREADS ? (unsigned)v : 0;
     }
     if (n == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus > 0 ? (unsigned)cpus : 1u;
+        n = gs_usable_cpus();
     }
     return n > PNG_MAX_THREADS ? PNG_MAX_THREADS : n;
 }

@@ -13,6 +13,7 @@
 
 #include "image_io.h"
 #include "png_tuning.h"
+#include "usable_cpus.h"
 
 /* One slot of the table of output names: position + 1 of the first input that has it
  * (0: empty), and 32 bits of the name's hash so most probes compare no strings. */
@@ -209,9 +210,7 @@ void gs_batch_run(gs_session *session, const gs_batch_request *request,
     b.start_s = now_s();
     pthread_mutex_init(&b.lock, NULL);
     unsigned jobs;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    gs_batch_plan(b.result.files, request->jobs, request->threads, cores > 0 ? (unsigned)cores : 1u,
-                  &jobs, &b.threads);
+    gs_batch_plan(b.result.files, request->jobs, request->threads, gs_usable_cpus(), &jobs, &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
     if (b.result.files == 0) goto cleanup;
     if (plan_outputs(&b) != 0) {

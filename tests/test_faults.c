@@ -20,6 +20,7 @@
 #include "test_files.h"
 #include "plugin_loader.h" /* GS_AUTO_CUDA_WORK_PER_CORE */
 #include "run_limited.h"
+#include "usable_cpus.h"
 
 /*
  * After every fault: exit 1 (or death by the signal that was sent), exactly one error
@@ -519,8 +520,8 @@ END_TEST
 START_TEST(auto_falls_back_to_cpu)
 {
     /* The rule of gs_auto_cuda_min_work(): cores x the per-core work. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t min_work = (uint64_t)(cores > 0 ? cores : 1) * GS_AUTO_CUDA_WORK_PER_CORE;
+    long cores = (long)gs_usable_cpus();
+    uint64_t min_work = (uint64_t)cores * GS_AUTO_CUDA_WORK_PER_CORE;
     uint64_t iters = (min_work + GS_AUTO_PIXELS - 1) / GS_AUTO_PIXELS;
     if (iters > GS_PLUGIN_MAX_ITERS) {
         printf("test_faults: SKIPPED auto fallback: %ld cores need %llu passes, over --iters' "

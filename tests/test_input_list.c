@@ -1,4 +1,4 @@
-/* test_input_list.c: Check suite for the batch's input list (--files-from, --files0-from), --shard's split, batch output names and the manifest's JSON strings. */
+/* test_input_list.c: Check suite for the batch's input list (--files-from, --files0-from), --shard's split, batch output names, the manifest's JSON strings, and the CPUs a batch plans for (the affinity mask). */
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "input_list.h"
 #include "manifest.h"
 #include "test_files.h"
+#include "usable_cpus.h"
 
 static char list_path[64];
 
@@ -190,6 +191,23 @@ START_TEST(json_strings)
 }
 END_TEST
 
+/* Under taskset or a Slurm/cgroup CPU set, the jobs and threads follow the CPUs granted. */
+START_TEST(usable_cpus_follow_the_affinity_mask)
+{
+    cpu_set_t all, one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    ck_assert_uint_eq(gs_usable_cpus(), (unsigned)CPU_COUNT(&all));
+    int first = 0;
+    while (!CPU_ISSET(first, &all)) ++first;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    unsigned n = gs_usable_cpus();
+    ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+    ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("input_list");
@@ -204,6 +222,7 @@ int main(void)
     tcase_add_test(tc, shards_split_exactly_once);
     tcase_add_test(tc, batch_output_names);
     tcase_add_test(tc, json_strings);
+    tcase_add_test(tc, usable_cpus_follow_the_affinity_mask);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

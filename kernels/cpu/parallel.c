@@ -1,5 +1,7 @@
 /* parallel.c: fork-join parallel-for with dynamic item hand-out; threads are joined before it returns. */
+#define _GNU_SOURCE
 #include "parallel.h"
+#include "usable_cpus.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,11 +44,7 @@ static void *worker_main(void *p)
     return NULL;
 }
 
-unsigned gs_cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1u : (unsigned)n;
-}
+unsigned gs_cpu_count(void) { return gs_usable_cpus(); }
 
 int gs_parallel_for(unsigned threads, size_t items, gs_parallel_fn fn, void *ctx)
 {
