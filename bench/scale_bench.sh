@@ -6,9 +6,11 @@
 #               processed and the rest is list handling alone: seconds and peak RSS against L,
 #               per path; then 10^3 and 10^4 (FILES_MAX) real 1x1 files: milliseconds a file.
 #   throughput: THROUGHPUT_FILES copies of a 4096x4096 photo-like PNG mosaic, K=3, PNG out,
-#               default jobs (one per core): files/s and MP/s on this machine.
-#   gpus:       one 16384x16384 PGM at K=GPU_IMAGE_K and a batch of 16 4096x4096 PGMs at
-#               K=GPU_BATCH_K, --devices 0 against --devices all (same bytes checked with cmp).
+#               default jobs (one per core): files/s and MP/s on this machine; with
+#               THROUGHPUT_CPUS="16 all", also on its first 16 CPUs (taskset).
+#   gpus:       one 16384x16384 PGM at K=GPU_IMAGE_K and a batch of GPU_BATCH_FILES (16)
+#               4096x4096 PGMs at K=GPU_BATCH_K, --devices 0 against --devices all (same
+#               bytes checked with cmp); then the fixed cost (K=1) and --time's phases.
 #               PGM in and out and a large K so the GPU, not a codec, is the bottleneck.
 # Wall times (date +%s.%N around the run) are medians of RUNS (3) runs; peak RSS from
 # /usr/bin/time -f %M (KiB).
@@ -24,6 +26,7 @@ FILES_MAX=${FILES_MAX:-10000}
 THROUGHPUT_FILES=${THROUGHPUT_FILES:-16}
 GPU_IMAGE_K=${GPU_IMAGE_K:-20000}
 GPU_BATCH_K=${GPU_BATCH_K:-20000}
+GPU_BATCH_FILES=${GPU_BATCH_FILES:-16}
 PY=${PY:-/usr/bin/python3}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 mkdir -p "$WORK"
@@ -91,17 +94,22 @@ if want throughput; then
     for i in $(seq -w 1 "$THROUGHPUT_FILES"); do
         [ -f "$WORK/tp/in/m$i.png" ] || cp "$WORK/img/mosaic4096.png" "$WORK/tp/in/m$i.png"
     done
-    ls "$WORK/tp/in"/*.png > "$WORK/tp/list.txt"
-    rm -rf "$WORK/tp/out" && mkdir -p "$WORK/tp/out"
-    measure "$G" --quiet --backend cpu --iters 3 -o "$WORK/tp/out" --files-from "$WORK/tp/list.txt" || exit 1
-    awk -v n="$THROUGHPUT_FILES" -v t="$MEDIAN" -v c="$(nproc)" 'BEGIN {
-        printf "throughput %d cores: %d files in %.2f s = %.2f files/s, %.1f MP/s, %.0f files/hour\n", c, n, t, n / t, n * 16.777216 / t, n / t * 3600 }'
+    ls "$WORK/tp/in"/*.png | head -n "$THROUGHPUT_FILES" > "$WORK/tp/list.txt"
+    for cpus in ${THROUGHPUT_CPUS:-all}; do
+        # THROUGHPUT_CPUS="16 all": also on the first 16 CPUs only (taskset), as a smaller node
+        pin=""; n=$(nproc)
+        if [ "$cpus" != all ] && [ "$cpus" -lt "$n" ]; then pin="taskset -c 0-$((cpus - 1))"; n=$cpus; fi
+        rm -rf "$WORK/tp/out" && mkdir -p "$WORK/tp/out"
+        measure $pin "$G" --quiet --backend cpu --iters 3 -o "$WORK/tp/out" --files-from "$WORK/tp/list.txt" || exit 1
+        awk -v n="$THROUGHPUT_FILES" -v t="$MEDIAN" -v c="$n" 'BEGIN {
+            printf "throughput %d cores: %d files in %.2f s = %.2f files/s, %.1f MP/s, %.0f files/hour\n", c, n, t, n / t, n * 16.777216 / t, n / t * 3600 }'
+    done
 fi
 
 if want gpus; then
     echo "== 2 GPUs against 1 (CUDA; PGM in and out, large K: the GPU is the bottleneck)"
     mkdir -p "$WORK/gpu/in"
-    $PY - "$WORK/gpu" <<'EOF' || exit 1
+    $PY - "$WORK/gpu" "$GPU_BATCH_FILES" <<'EOF' || exit 1
 import os, sys
 import numpy as np
 d = sys.argv[1]
@@ -115,7 +123,7 @@ pgm(f"{d}/big.pgm", rng.integers(0, 256, (16384, 16384), dtype=np.uint8))
 for i in range(16):
     pgm(f"{d}/in/f{i:02d}.pgm", rng.integers(0, 256, (4096, 4096), dtype=np.uint8))
 EOF
-    ls "$WORK/gpu/in"/*.pgm > "$WORK/gpu/list.txt"
+    ls "$WORK/gpu/in"/*.pgm | head -n "$GPU_BATCH_FILES" > "$WORK/gpu/list.txt"
     for what in image batch; do
         for devs in 0 all; do
             if [ $what = image ]; then
@@ -132,11 +140,16 @@ EOF
         else
             same=identical
             for f in "$WORK/gpu/out_0"/*.pgm; do cmp -s "$f" "$WORK/gpu/out_all/$(basename "$f")" || same=DIFFERENT; done
-            label="16 4096x4096 PGMs, K=$GPU_BATCH_K (files spread)"
+            label="$GPU_BATCH_FILES 4096x4096 PGMs, K=$GPU_BATCH_K (files spread)"
         fi
         eval "one=\$T_${what}_0 all=\$T_${what}_all"
         awk -v l="$label" -v a="$one" -v b="$all" -v s="$same" 'BEGIN {
             printf "gpus %s: 1 GPU %.2f s, all GPUs %.2f s, %.2fx (target >= 1.8x); bytes %s\n", l, a, b, a / b, s }'
     done
-    "$G" --quiet --backend cuda --devices all --time --iters "$GPU_IMAGE_K" "$WORK/gpu/big.pgm" "$WORK/gpu/big_t.pgm" 2>&1 | tail -2
+    # What does not shrink with more devices: start-up, reading and writing (K=1).
+    for devs in 0 all; do
+        measure "$G" --quiet --backend cuda --devices $devs --iters 1 "$WORK/gpu/big.pgm" "$WORK/gpu/k1_$devs.pgm" || exit 1
+        echo "gpus fixed cost (one 16384x16384 PGM at K=1) --devices $devs: $MEDIAN s"
+        "$G" --quiet --backend cuda --devices $devs --time --iters "$GPU_IMAGE_K" "$WORK/gpu/big.pgm" "$WORK/gpu/big_t.pgm" 2>&1 | tail -1
+    done
 fi
