@@ -11,6 +11,7 @@
 #   gpus:       one 16384x16384 PGM at K=GPU_IMAGE_K and a batch of GPU_BATCH_FILES (16)
 #               4096x4096 PGMs at K=GPU_BATCH_K, --devices 0 against --devices all (same
 #               bytes checked with cmp); then the fixed cost (K=1) and --time's phases.
+#               GPU_BATCH_SIDE, GPU_BATCH_JOBS and GPU_WHAT ("image batch fixed") vary it.
 #               PGM in and out and a large K so the GPU, not a codec, is the bottleneck.
 # Wall times (date +%s.%N around the run) are medians of RUNS (3) runs; peak RSS from
 # /usr/bin/time -f %M (KiB).
@@ -27,6 +28,9 @@ THROUGHPUT_FILES=${THROUGHPUT_FILES:-16}
 GPU_IMAGE_K=${GPU_IMAGE_K:-20000}
 GPU_BATCH_K=${GPU_BATCH_K:-20000}
 GPU_BATCH_FILES=${GPU_BATCH_FILES:-16}
+GPU_BATCH_SIDE=${GPU_BATCH_SIDE:-4096}
+GPU_BATCH_JOBS=${GPU_BATCH_JOBS:-}          # --jobs for the batch line; empty: automatic
+GPU_WHAT=${GPU_WHAT:-image batch fixed}
 PY=${PY:-/usr/bin/python3}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 mkdir -p "$WORK"
@@ -109,7 +113,7 @@ fi
 if want gpus; then
     echo "== 2 GPUs against 1 (CUDA; PGM in and out, large K: the GPU is the bottleneck)"
     mkdir -p "$WORK/gpu/in"
-    $PY - "$WORK/gpu" "$GPU_BATCH_FILES" <<'EOF' || exit 1
+    $PY - "$WORK/gpu" "$GPU_BATCH_FILES" "$GPU_BATCH_SIDE" <<'EOF' || exit 1
 import os, sys
 import numpy as np
 d = sys.argv[1]
@@ -120,17 +124,19 @@ def pgm(path, a):
             f.write(b"P5\n%d %d\n255\n" % (a.shape[1], a.shape[0]))
             f.write(a.tobytes())
 pgm(f"{d}/big.pgm", rng.integers(0, 256, (16384, 16384), dtype=np.uint8))
-for i in range(16):
-    pgm(f"{d}/in/f{i:02d}.pgm", rng.integers(0, 256, (4096, 4096), dtype=np.uint8))
+side = int(sys.argv[3])
+for i in range(int(sys.argv[2])):
+    pgm(f"{d}/in/s{side}_{i:02d}.pgm", rng.integers(0, 256, (side, side), dtype=np.uint8))
 EOF
-    ls "$WORK/gpu/in"/*.pgm | head -n "$GPU_BATCH_FILES" > "$WORK/gpu/list.txt"
-    for what in image batch; do
+    ls "$WORK/gpu/in"/s"$GPU_BATCH_SIDE"_*.pgm | head -n "$GPU_BATCH_FILES" > "$WORK/gpu/list.txt"
+    for what in $GPU_WHAT; do
+        [ "$what" = fixed ] && continue
         for devs in 0 all; do
             if [ $what = image ]; then
                 measure "$G" --quiet --backend cuda --devices $devs --iters "$GPU_IMAGE_K" "$WORK/gpu/big.pgm" "$WORK/gpu/big_$devs.pgm" || exit 1
             else
                 rm -rf "$WORK/gpu/out_$devs" && mkdir -p "$WORK/gpu/out_$devs"
-                measure "$G" --quiet --backend cuda --devices $devs --iters "$GPU_BATCH_K" -o "$WORK/gpu/out_$devs" --files-from "$WORK/gpu/list.txt" || exit 1
+                measure "$G" --quiet --backend cuda --devices $devs --iters "$GPU_BATCH_K" ${GPU_BATCH_JOBS:+--jobs $GPU_BATCH_JOBS} -o "$WORK/gpu/out_$devs" --files-from "$WORK/gpu/list.txt" || exit 1
             fi
             eval "T_${what}_$devs=$MEDIAN"
         done
@@ -140,14 +146,15 @@ EOF
         else
             same=identical
             for f in "$WORK/gpu/out_0"/*.pgm; do cmp -s "$f" "$WORK/gpu/out_all/$(basename "$f")" || same=DIFFERENT; done
-            label="$GPU_BATCH_FILES 4096x4096 PGMs, K=$GPU_BATCH_K (files spread)"
+            label="$(wc -l < "$WORK/gpu/list.txt") ${GPU_BATCH_SIDE}x$GPU_BATCH_SIDE PGMs, K=$GPU_BATCH_K, jobs ${GPU_BATCH_JOBS:-auto} (files spread)"
         fi
         eval "one=\$T_${what}_0 all=\$T_${what}_all"
         awk -v l="$label" -v a="$one" -v b="$all" -v s="$same" 'BEGIN {
             printf "gpus %s: 1 GPU %.2f s, all GPUs %.2f s, %.2fx (target >= 1.8x); bytes %s\n", l, a, b, a / b, s }'
     done
     # What does not shrink with more devices: start-up, reading and writing (K=1).
-    for devs in 0 all; do
+    case " $GPU_WHAT " in *" fixed "*) fixed_devs="0 all" ;; *) fixed_devs="" ;; esac
+    for devs in $fixed_devs; do
         measure "$G" --quiet --backend cuda --devices $devs --iters 1 "$WORK/gpu/big.pgm" "$WORK/gpu/k1_$devs.pgm" || exit 1
         echo "gpus fixed cost (one 16384x16384 PGM at K=1) --devices $devs: $MEDIAN s"
         "$G" --quiet --backend cuda --devices $devs --time --iters "$GPU_IMAGE_K" "$WORK/gpu/big.pgm" "$WORK/gpu/big_t.pgm" 2>&1 | tail -1
