@@ -8,11 +8,12 @@
 #   throughput: THROUGHPUT_FILES copies of a 4096x4096 photo-like PNG mosaic, K=3, PNG out,
 #               default jobs (one per core): files/s and MP/s on this machine; with
 #               THROUGHPUT_CPUS="16 all", also on its first 16 CPUs (taskset).
-#   gpus:       one 16384x16384 PGM at K=GPU_IMAGE_K and a batch of GPU_BATCH_FILES (16)
-#               4096x4096 PGMs at K=GPU_BATCH_K, --devices 0 against --devices all (same
-#               bytes checked with cmp); then the fixed cost (K=1) and --time's phases.
-#               GPU_BATCH_SIDE, GPU_BATCH_JOBS and GPU_WHAT ("image batch fixed") vary it.
-#               PGM in and out and a large K so the GPU, not a codec, is the bottleneck.
+#   gpus:       one 16384x16384 PGM at K=GPU_IMAGE_K (100000) and a batch of GPU_BATCH_FILES
+#               (4) GPU_BATCH_SIDE^2 (16384^2) PGMs at K=GPU_BATCH_K (100000), --devices 0
+#               against --devices all (same bytes checked with cmp); then the fixed cost
+#               (K=1) and --time's phases. GPU_BATCH_JOBS and GPU_WHAT ("image batch
+#               fixed") vary it. PGM in and out and the largest K: the GPU, not a codec or
+#               the disk, is the bottleneck (bench/NOTES.md, "2 GPUs").
 # Wall times (date +%s.%N around the run) are medians of RUNS (3) runs; peak RSS from
 # /usr/bin/time -f %M (KiB).
 set -u
@@ -25,10 +26,10 @@ RUNS=${RUNS:-3}
 LIST_MAX=${LIST_MAX:-1000000}
 FILES_MAX=${FILES_MAX:-10000}
 THROUGHPUT_FILES=${THROUGHPUT_FILES:-16}
-GPU_IMAGE_K=${GPU_IMAGE_K:-20000}
-GPU_BATCH_K=${GPU_BATCH_K:-20000}
-GPU_BATCH_FILES=${GPU_BATCH_FILES:-16}
-GPU_BATCH_SIDE=${GPU_BATCH_SIDE:-4096}
+GPU_IMAGE_K=${GPU_IMAGE_K:-100000}
+GPU_BATCH_K=${GPU_BATCH_K:-100000}
+GPU_BATCH_FILES=${GPU_BATCH_FILES:-4}
+GPU_BATCH_SIDE=${GPU_BATCH_SIDE:-16384}
 GPU_BATCH_JOBS=${GPU_BATCH_JOBS:-}          # --jobs for the batch line; empty: automatic
 GPU_WHAT=${GPU_WHAT:-image batch fixed}
 PY=${PY:-/usr/bin/python3}
