@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_tsan.sh: builds gsmooth and its CPU plugin with ThreadSanitizer in a build directory of its own and runs under it the mixed 600-file batch with several files in flight, and a large PNG through the threaded fast reader and deflate.
+# test_tsan.sh: builds gsmooth and its CPU plugin with ThreadSanitizer in a build directory of its own and runs under it the mixed 600-file batch with several files in flight, a large PNG through the threaded fast reader and deflate, and strips and files spread over pretend devices.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${GS_TSAN_BUILD:-build-tsan}
@@ -27,3 +27,17 @@ GSMOOTH_PNG_DECODER=libpng "$BUILD/bin/gsmooth" --quiet --threads 2 "$work/big.p
     { echo "FAIL: TSan libpng run"; exit 1; }
 cmp -s "$work/tsan.png" "$work/libpng.png" || { echo "FAIL: the fast reader's output differs from libpng's"; exit 1; }
 echo "tsan: 2048x2048 PNG through the threaded fast reader and parallel deflate: 0 reports"
+# Lanes: one image's strips over three pretend devices (one compute thread each, their
+# instances created at once), and a batch spread over them.
+fake="$BUILD/fake_devices.so"   # the test backend (tests/ is not configured here), under TSan too
+cc -O1 -g -shared -fPIC $TSAN_FLAGS -Iinclude -Ikernels tests/plugins/fake_devices.c kernels/reference.c \
+    -o "$fake" -lm
+"$BUILD/bin/gsmooth" --quiet --backend "$fake" --devices all --iters 3 "$work/big.png" "$work/lanes.png" ||
+    { echo "FAIL: TSan lanes run exit $?"; exit 1; }
+"$BUILD/bin/gsmooth" --quiet --backend "$fake" --iters 3 "$work/big.png" "$work/one_lane.png" ||
+    { echo "FAIL: TSan one-lane run"; exit 1; }
+cmp -s "$work/lanes.png" "$work/one_lane.png" || { echo "FAIL: three lanes differ from one"; exit 1; }
+mkdir "$work/out"
+"$BUILD/bin/gsmooth" --quiet --backend "$fake" --devices all --jobs 3 --iters 3 -o "$work/out" \
+    "$work/big.png" "$work/tsan.png" "$work/libpng.png" || { echo "FAIL: TSan device batch"; exit 1; }
+echo "tsan: strips over 3 lanes and a batch over 3 pretend devices: 0 reports"
