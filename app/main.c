@@ -84,7 +84,7 @@ static gs_status run_batch(gs_session *session, const gs_options *o, outcome_sin
 static gs_status run_single(gs_session *session, const gs_options *o, outcome_sink *sink)
 {
     gs_file_outcome out = {.input = o->inputs[0], .output = o->output, .status = GS_FILE_OK};
-    if (o->skip_existing && gs_output_exists(o->output)) {
+    if (o->skip_existing && strcmp(o->output, "-") != 0 && gs_output_exists(o->output)) {
         out.status = GS_FILE_SKIPPED;
         if (!o->quiet) gs_report_note(o->output, "exists: skipped (--skip-existing)");
         on_finished(sink, &out);

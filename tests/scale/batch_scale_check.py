@@ -195,6 +195,11 @@ def main():
         r = run(["--skip-existing", "--manifest", "single.jsonl", "in/g08.png", "single.png"])
         check(r.returncode == 0 and os.stat("single.png").st_mtime_ns == before
               and same_files("single.png", "ref/g04.png"), "single mode skips an existing output")
+        with open("-", "wb") as f:  # a file named "-" never stands for standard output
+            f.write(b"not an output")
+        r = run(["--skip-existing", "in/g08.png", "-"])
+        check(r.returncode == 0 and r.stdout.startswith(b"\x89PNG"), "--skip-existing never skips standard output")
+        os.unlink("-")
         r = run(["--manifest", "single.jsonl", "in/g08.png", "single2.png"])
         recs = records("single.jsonl")
         check([x["status"] for x in recs] == ["skipped", "ok"] and recs[1]["output"] == "single2.png",
