@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +29,33 @@ static size_t utf8_sequence(const unsigned char *s)
     return n;
 }
 
+/* Append printf-style text at out + *n without passing `size`; like snprintf, *n grows by
+ * the length wanted even when it does not fit. */
+static void put(char *out, size_t size, size_t *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *out, size_t size, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(out + (*n < size ? *n : size), *n < size ? size - *n : 0, fmt, ap);
+    va_end(ap);
+    if (w > 0) *n += (size_t)w;
+}
+
 size_t gs_json_string(const char *str, char *out, size_t size)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t n = 0;
-#define PUT(...) (n += (size_t)snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__))
-    PUT("\"");
+    put(out, size, &n, "\"");
     while (*s) {
         size_t len = utf8_sequence(s);
-        if (len == 0) PUT("\\udc%02x", *s++); /* not UTF-8: keep the byte */
-        else if (*s == '"' || *s == '\\') PUT("\\%c", *s++);
-        else if (*s == '\n') PUT("\\n"), ++s;
-        else if (*s == '\t') PUT("\\t"), ++s;
-        else if (*s < 0x20) PUT("\\u%04x", *s++);
-        else PUT("%.*s", (int)len, (const char *)s), s += len;
+        if (len == 0) put(out, size, &n, "\\udc%02x", *s++); /* not UTF-8: keep the byte */
+        else if (*s == '"' || *s == '\\') put(out, size, &n, "\\%c", *s++);
+        else if (*s == '\n') put(out, size, &n, "\\n"), ++s;
+        else if (*s == '\t') put(out, size, &n, "\\t"), ++s;
+        else if (*s < 0x20) put(out, size, &n, "\\u%04x", *s++);
+        else put(out, size, &n, "%.*s", (int)len, (const char *)s), s += len;
     }
-    PUT("\"");
-#undef PUT
+    put(out, size, &n, "\"");
     return n;
 }
 
@@ -52,10 +63,22 @@ gs_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t e
 {
     memset(m, 0, sizeof *m);
     m->path = path;
-    m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (strcmp(path, "-") == 0) { /* standard output: the lines as they come */
+        m->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+        m->path = "standard output";
+    } else {
+        m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    }
     if (m->fd < 0)
         return gs_fail(err, err_size, GS_ERR_IO, "%s: cannot open the manifest: %s", path, strerror(errno));
     return GS_OK;
+}
+
+/* A JSON string for `text`, or null when there is none. */
+static void put_json(char *out, size_t size, size_t *n, const char *text)
+{
+    if (text) *n += gs_json_string(text, out + (*n < size ? *n : size), *n < size ? size - *n : 0);
+    else put(out, size, n, "null");
 }
 
 static const char *status_word(gs_file_status s)
@@ -65,6 +88,9 @@ static const char *status_word(gs_file_status s)
 
 gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err, size_t err_size)
 {
+    /* After a failed write (a full disk) the file may end in part of a line: nothing more
+     * is appended after it, so every line but that last is whole. */
+    if (m->failed) return gs_fail(err, err_size, GS_ERR_IO, "%s: an earlier write failed", m->path);
     const char *texts[] = {o->input, o->output ? o->output : "", o->error ? o->error : "",
                            o->facts.backend ? o->facts.backend : ""};
     size_t size = 256;
@@ -72,24 +98,21 @@ gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err,
     char *line = malloc(size);
     if (!line) return gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for a record", m->path);
     size_t n = 0;
-#define PUT(...) (n += (size_t)snprintf(line + n, size - n, __VA_ARGS__))
-#define STRING(s) (n += gs_json_string((s), line + n, size - n))
-    PUT("{\"input\":");
-    STRING(o->input);
-    PUT(",\"output\":");
-    if (o->output) STRING(o->output);
-    else PUT("null");
-    PUT(",\"status\":\"%s\",\"error\":", status_word(o->status));
-    if (o->error) STRING(o->error);
-    else PUT("null");
-    if (o->facts.width) PUT(",\"width\":%u,\"height\":%u,\"bits\":%u", o->facts.width, o->facts.height, o->facts.bits);
-    else PUT(",\"width\":null,\"height\":null,\"bits\":null");
-    PUT(",\"backend\":");
-    if (o->facts.backend) STRING(o->facts.backend);
-    else PUT("null");
-    PUT(",\"ms\":%.3f}\n", o->ms);
-#undef PUT
-#undef STRING
+    put(line, size, &n, "{\"input\":");
+    put_json(line, size, &n, o->input);
+    put(line, size, &n, ",\"output\":");
+    put_json(line, size, &n, o->output);
+    put(line, size, &n, ",\"status\":\"%s\",\"error\":", status_word(o->status));
+    put_json(line, size, &n, o->error);
+    if (o->facts.width)
+        put(line, size, &n, ",\"width\":%u,\"height\":%u,\"bits\":%u", o->facts.width,
+            o->facts.height, o->facts.bits);
+    else
+        put(line, size, &n, ",\"width\":null,\"height\":null,\"bits\":null");
+    put(line, size, &n, ",\"backend\":");
+    put_json(line, size, &n, o->facts.backend);
+    put(line, size, &n, ",\"ms\":%.3f}\n", o->ms);
+
     /* One write: with O_APPEND a line lands whole, after every earlier one. */
     gs_status rc = GS_OK;
     size_t done = 0;
@@ -99,6 +122,7 @@ gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err,
         if (w <= 0) {
             rc = gs_fail(err, err_size, GS_ERR_IO, "%s: cannot write the manifest: %s", m->path,
                          strerror(w < 0 ? errno : EIO));
+            m->failed = 1;
             break;
         }
         done += (size_t)w;

@@ -10,7 +10,7 @@
 typedef struct gs_manifest {
     int fd;           /* opened for appending */
     const char *path; /* for messages */
-    int failed;       /* a write failed (reported once) */
+    int failed;       /* a write failed: nothing more is appended */
 } gs_manifest;
 
 /* Open (create, or append to) `path`. */

@@ -129,7 +129,7 @@ void gs_options_print_help(FILE *to)
         "  --shard I/N        batch: only the inputs at positions j (from 0) with j mod N = I\n"
         "  --skip-existing    skip an input whose output exists (outputs appear only whole)\n"
         "  --manifest FILE    append one JSON line per input: input, output, status, error,\n"
-        "                     width, height, bits, backend, ms\n"
+        "                     width, height, bits, backend, ms ('-': standard output)\n"
         "  --devices D        GPU backends: all, or device numbers like 0,1 (batch: files\n"
         "                     spread over them; one image: strips do). Default: GSMOOTH_DEVICES,\n"
         "                     else the plugin's choice (device 0)\n"
@@ -264,6 +264,11 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     if (o->work.mode != GS_MODE_SMOOTH && o->work.depth != GS_DEPTH_KEEP)
         return gs_fail(err, err_size, GS_ERR_USAGE, "--depth does not apply to --integral");
 
+    unsigned from_stdin = 0;
+    for (unsigned i = 0; i < o->list_count; ++i) from_stdin += strcmp(o->lists[i].path, "-") == 0;
+    if (from_stdin > 1)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "standard input can hold only one list ('-' given %u times)",
+                       from_stdin);
     o->inputs = argv + optind;
     o->input_count = argc - optind;
     if (o->out_dir) {
@@ -281,5 +286,7 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
                                           : "too many arguments: give INPUT OUTPUT, or -o DIR for several inputs");
     o->output = o->inputs[1];
     o->input_count = 1;
+    if (o->manifest && strcmp(o->manifest, "-") == 0 && strcmp(o->output, "-") == 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "--manifest - and OUTPUT - would share standard output");
     return GS_OK;
 }

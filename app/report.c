@@ -19,12 +19,29 @@ static void end_progress_line(void)
     progress_shown = 0;
 }
 
+/* Text with its control bytes shown as \n, \t or \xNN: a file name from a NUL-separated
+ * list may hold a newline, and every message must stay one line. */
+static void put_visible(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+        if (*c == '\n') fputs("\\n", stderr);
+        else if (*c == '\t') fputs("\\t", stderr);
+        else if (*c < 0x20 || *c == 0x7f) fprintf(stderr, "\\x%02x", *c);
+        else fputc(*c, stderr);
+    }
+}
+
 static void print_line(const char *prefix, const char *file, const char *message)
 {
     pthread_mutex_lock(&stderr_lock);
     end_progress_line();
-    if (file) fprintf(stderr, "gsmooth: %s%s: %s\n", prefix, file, message);
-    else fprintf(stderr, "gsmooth: %s%s\n", prefix, message);
+    fprintf(stderr, "gsmooth: %s", prefix);
+    if (file) {
+        put_visible(file);
+        fputs(": ", stderr);
+    }
+    put_visible(message);
+    fputc('\n', stderr);
     pthread_mutex_unlock(&stderr_lock);
 }
 

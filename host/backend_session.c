@@ -53,12 +53,13 @@ void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads)
     w->session = s;
     w->threads = threads;
     pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->created, NULL);
 }
 
-void gs_worker_use_device_lane(gs_worker *w, unsigned lane)
+void gs_worker_share_devices(gs_worker *w, unsigned index, unsigned workers)
 {
-    w->one_device = 1;
-    w->device_lane = lane;
+    w->device_index = index;
+    w->device_workers = workers ? workers : 1;
 }
 
 /* How many of `b`'s devices the run uses: 1 (the plugin's choice) for a backend without
@@ -75,43 +76,50 @@ static int32_t lane_device(const gs_worker *w, const gs_backend *b, unsigned lan
 {
     const gs_session *s = w->session;
     if (!b->devices || (!s->devices.all && !s->devices.count)) return -1;
-    unsigned i = (w->one_device ? w->device_lane : lane) % devices_used(s, b);
+    const unsigned n = devices_used(s, b);
+    unsigned i = lane;
+    if (w->device_workers) /* a batch worker: its own device, or every workers-th from its index */
+        i = w->device_workers >= n ? w->device_index : w->device_index + lane * w->device_workers;
+    i %= n;
     return s->devices.all ? (int32_t)i : s->devices.ordinals[i];
 }
 
 /* This worker's instance of `chosen` on `device`, created on first use. Lanes ask from
- * their own threads, so devices start at once: the slot is claimed under the worker's
- * lock, the instance created outside it. */
+ * their own threads, so devices start at once: a slot is claimed under the worker's lock
+ * and the instance created outside it; a second caller for the same key waits for it. */
 static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
                                gs_plugin_instance **instance, char *err, size_t err_size)
 {
-    gs_live_backend *slot = NULL;
     pthread_mutex_lock(&w->lock);
+    gs_live_backend *slot = NULL, *free_slot = NULL;
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS && !slot; ++i) {
         gs_live_backend *lb = &w->live[i];
-        if (!lb->backend || (lb->backend->desc == chosen->desc && lb->device == device)) slot = lb;
+        if (lb->backend && lb->backend->desc == chosen->desc && lb->device == device) slot = lb;
+        else if (!lb->backend && !free_slot) free_slot = lb;
     }
-    gs_plugin_instance *existing = slot && slot->backend ? slot->instance : NULL;
-    if (slot && !slot->backend) slot->backend = chosen, slot->device = device; /* claimed */
-    pthread_mutex_unlock(&w->lock);
-    if (!slot) return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
-    if (existing) {
-        *instance = existing;
+    while (slot && slot->backend && !slot->instance) pthread_cond_wait(&w->created, &w->lock);
+    if (slot && slot->backend) { /* made earlier, or by the caller we waited for */
+        *instance = slot->instance;
+        pthread_mutex_unlock(&w->lock);
         return GS_OK;
     }
+    if (!slot) slot = free_slot; /* else its creator failed and freed it: try again */
+    if (slot) slot->backend = chosen, slot->device = device, slot->instance = NULL; /* claimed */
+    pthread_mutex_unlock(&w->lock);
+    if (!slot) return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
+
     gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device};
     char msg[GS_ERR_SIZE] = "";
     gs_plugin_instance *made = NULL;
-    if (chosen->desc->create(&cfg, &made, msg, sizeof msg) != GS_PLUGIN_OK || !made) {
-        pthread_mutex_lock(&w->lock);
-        slot->backend = NULL; /* free again */
-        pthread_mutex_unlock(&w->lock);
+    int ok = chosen->desc->create(&cfg, &made, msg, sizeof msg) == GS_PLUGIN_OK && made;
+    pthread_mutex_lock(&w->lock);
+    if (ok) slot->instance = made;
+    else slot->backend = NULL; /* free again */
+    pthread_cond_broadcast(&w->created);
+    pthread_mutex_unlock(&w->lock);
+    if (!ok)
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
                        chosen->desc->name, msg[0] ? msg : "no reason given");
-    }
-    pthread_mutex_lock(&w->lock);
-    slot->instance = made;
-    pthread_mutex_unlock(&w->lock);
     *instance = made;
     return GS_OK;
 }
@@ -131,7 +139,12 @@ unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend)
 {
     gs_worker *w = worker;
     const gs_backend *b = live_backend(w, backend);
-    return b && !w->one_device ? devices_used(w->session, b) : 1u;
+    if (!b) return 1u;
+    const unsigned n = devices_used(w->session, b);
+    if (!w->device_workers) return n;
+    /* Fewer batch workers than devices: worker k takes devices k, k + workers, ... */
+    return w->device_workers >= n || w->device_index >= n
+               ? 1u : (n - w->device_index + w->device_workers - 1) / w->device_workers;
 }
 
 gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
@@ -148,6 +161,7 @@ void gs_worker_release(gs_worker *w)
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
         if (w->live[i].backend) w->live[i].backend->desc->destroy(w->live[i].instance);
     memset(w->live, 0, sizeof w->live);
+    pthread_cond_destroy(&w->created);
     pthread_mutex_destroy(&w->lock);
 }
 

@@ -44,9 +44,10 @@ typedef struct gs_worker {
     gs_session *session;
     unsigned threads;             /* CPU threads per file for this worker's instances */
     gs_backend explicit_path;     /* a --backend PATH.so, loaded per worker */
-    int one_device;               /* batch: this worker uses one device, device_lane's */
-    unsigned device_lane;         /* which of the chosen devices (modulo their number) */
+    unsigned device_workers;      /* batch: workers sharing the devices (0: not a batch worker) */
+    unsigned device_index;        /* batch: this worker's index among them */
     pthread_mutex_t lock;         /* guards live[]: lanes create their instances at once */
+    pthread_cond_t created;       /* an instance being created is ready (or failed) */
     gs_live_backend live[GS_MAX_LIVE_BACKENDS];
 } gs_worker;
 
@@ -58,10 +59,12 @@ void gs_session_close(gs_session *s);
 void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads);
 void gs_worker_release(gs_worker *w); /* destroys its instances */
 
-/* Batch workers: this worker runs every file on one device, the lane-th of the chosen ones
- * (modulo their number), so files spread over the devices. Without it a worker offers
- * every chosen device as a lane (gs_worker_lanes), and one image spreads over them. */
-void gs_worker_use_device_lane(gs_worker *w, unsigned lane);
+/* Batch workers: `workers` of them share the chosen devices, and this is worker `index`.
+ * With at least as many workers as devices, each runs its files on one device (index
+ * modulo their number), so files spread over the devices; with fewer, worker k takes
+ * devices k, k + workers, ... as its lanes, so no device idles. Without this call a worker
+ * offers every chosen device as a lane (gs_worker_lanes): one image spreads over them. */
+void gs_worker_share_devices(gs_worker *w, unsigned index, unsigned workers);
 
 /* A gs_select_fn (pipeline.h): choose the backend that implements `ops` for `work` and
  * return this worker's instance of it. */

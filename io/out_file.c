@@ -13,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The temporary name's suffix (image_io.h): its last six characters are replaced at
- * random (create_exclusive). */
+/* The temporary name's suffix (image_io.h): its last TEMP_RANDOM characters are replaced
+ * at random (create_exclusive). */
 #define TEMP_SUFFIX GS_TEMP_SUFFIX
+#define TEMP_RANDOM (sizeof "XXXXXX" - 1)
+_Static_assert(sizeof TEMP_SUFFIX > TEMP_RANDOM, "the suffix ends in the random characters");
 
 /* Mode of a newly created file before the umask, as open(O_CREAT, 0666) would give. */
 #define NEW_FILE_MODE 0666
@@ -28,12 +30,12 @@
 static int create_exclusive(char *templ)
 {
     static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    char *x = templ + strlen(templ) - 6; /* the six X's that end TEMP_SUFFIX */
+    char *x = templ + strlen(templ) - TEMP_RANDOM; /* the X's that end TEMP_SUFFIX */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)templ;
     for (int attempt = 0; attempt < TEMP_ATTEMPTS; attempt++) {
-        for (int i = 0; i < 6; i++) {
+        for (size_t i = 0; i < TEMP_RANDOM; i++) {
             seed = seed * 6364136223846793005u + 1442695040888963407u; /* LCG step */
             x[i] = letters[(seed >> 33) % (sizeof letters - 1)];
         }
@@ -55,10 +57,15 @@ static gs_status temp_create(gs_out_file *f, char *err, size_t err_size)
     size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* keeps the slash */
     int fd = -1;
 
-    size_t size = dir_len + 1 + strlen(base) + sizeof TEMP_SUFFIX;
+    /* An output name near NAME_MAX keeps only the start of its name in the temporary one,
+     * so "." + name + suffix still fits a directory entry. */
+    size_t base_len = strlen(base);
+    const size_t base_max = NAME_MAX - 1 - (sizeof TEMP_SUFFIX - 1);
+    if (base_len > base_max) base_len = base_max;
+    size_t size = dir_len + 1 + base_len + sizeof TEMP_SUFFIX;
     f->tmp_path = malloc(size);
     if (!f->tmp_path) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-    snprintf(f->tmp_path, size, "%.*s.%s%s", (int)dir_len, path, base, TEMP_SUFFIX);
+    snprintf(f->tmp_path, size, "%.*s.%.*s%s", (int)dir_len, path, (int)base_len, base, TEMP_SUFFIX);
 
     /* No signal between creating the file and remembering it: the handler must know
      * every temporary file that exists. */

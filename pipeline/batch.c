@@ -31,7 +31,8 @@ typedef struct batch {
     size_t output_mask;             /* slots - 1 (a power of two, at least twice the list) */
     pthread_mutex_t lock;           /* guards everything below and serialises events */
     uint32_t next;                  /* next shard entry to take */
-    unsigned next_worker;           /* the lane the next worker starts on */
+    unsigned jobs;                  /* workers */
+    unsigned next_worker;           /* index of the next worker to start */
     gs_batch_result result;         /* running totals */
     double start_s;                 /* wall clock at start */
 } batch;
@@ -71,10 +72,12 @@ int gs_batch_output_path(const char *dir, const char *input, gs_mode mode, char 
     gs_out_format fmt;
     int writable = gs_out_format_from_path(base, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
     if (mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
-    if (writable) return snprintf(out, size, "%s/%s", dir, base) < (int)size ? 0 : -1;
+    int dir_len = (int)strlen(dir);
+    while (dir_len > 1 && dir[dir_len - 1] == '/') --dir_len; /* "out/" gives out/x.png */
+    if (writable) return snprintf(out, size, "%.*s/%s", dir_len, dir, base) < (int)size ? 0 : -1;
     const char *dot = strrchr(base, '.');
     int stem = dot && dot != base ? (int)(dot - base) : (int)name_len;
-    return snprintf(out, size, "%s/%.*s.%s", dir, stem, base,
+    return snprintf(out, size, "%.*s/%.*s.%s", dir_len, dir, stem, base,
                     mode == GS_MODE_SMOOTH ? "png" : "npy") < (int)size ? 0 : -1;
 }
 
@@ -87,12 +90,15 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
+/* The 32 bits of a name's hash a slot keeps (the low bits already chose the slot). */
+static uint32_t name_tag(uint64_t h) { return (uint32_t)(h ^ (h >> 32)); }
+
 /* The slot holding `out`'s first user, or the empty slot where it would go. */
 static output_slot *find_slot(const batch *b, const char *out, char *scratch, size_t scratch_size)
 {
     const gs_batch_request *req = b->req;
     uint64_t h = name_hash(out);
-    uint32_t tag = (uint32_t)(h ^ (h >> 32));
+    uint32_t tag = name_tag(h);
     for (size_t i = (size_t)h & b->output_mask;; i = (i + 1) & b->output_mask) {
         output_slot *s = &b->outputs[i];
         if (!s->position1) return s;
@@ -121,9 +127,8 @@ static int plan_outputs(batch *b)
             continue;
         output_slot *s = find_slot(b, out, scratch, sizeof scratch);
         if (s->position1) continue; /* a later user: found again when it is processed */
-        uint64_t h = name_hash(out);
         s->position1 = j + 1;
-        s->hash = (uint32_t)(h ^ (h >> 32));
+        s->hash = name_tag(name_hash(out));
     }
     return 0;
 }
@@ -143,9 +148,18 @@ static gs_status process(batch *b, gs_worker *w, uint32_t j, gs_file_outcome *o,
     o->output = out;
     char scratch[PATH_MAX];
     const output_slot *first = find_slot(b, out, scratch, sizeof scratch);
-    if (first->position1 != j + 1)
+    if (first->position1 != j + 1) {
+        const char *earlier = gs_input_list_at(req->inputs, first->position1 - 1);
+        if (strcmp(earlier, in) == 0)
+            return gs_fail(err, err_size, GS_ERR_USAGE, "%s: listed twice (first at position %u)", in,
+                           first->position1 - 1);
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is already the output of %s",
-                       in, out, gs_input_list_at(req->inputs, first->position1 - 1));
+                       in, out, earlier);
+    }
+    struct stat in_sb, out_sb;
+    if (stat(in, &in_sb) == 0 && stat(out, &out_sb) == 0 && in_sb.st_dev == out_sb.st_dev &&
+        in_sb.st_ino == out_sb.st_ino)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is the input itself", in, out);
     if (req->skip_existing && gs_output_exists(out)) {
         o->status = GS_FILE_SKIPPED;
         return GS_OK;
@@ -162,10 +176,10 @@ static void *worker_main(void *arg)
     const gs_batch_request *req = b->req;
     gs_worker w;
     pthread_mutex_lock(&b->lock);
-    unsigned lane = b->next_worker++;
+    unsigned index = b->next_worker++;
     pthread_mutex_unlock(&b->lock);
     gs_worker_init(&w, b->session, b->threads);
-    gs_worker_use_device_lane(&w, lane); /* files spread over the devices, if any */
+    gs_worker_share_devices(&w, index, b->jobs); /* files spread over the devices, if any */
     for (;;) {
         pthread_mutex_lock(&b->lock);
         uint32_t k = b->next < b->result.files ? b->next++ : b->result.files;
@@ -212,6 +226,7 @@ void gs_batch_run(gs_session *session, const gs_batch_request *request,
     unsigned jobs;
     gs_batch_plan(b.result.files, request->jobs, request->threads, gs_usable_cpus(), &jobs, &b.threads);
     if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+    b.jobs = jobs;
     if (b.result.files == 0) goto cleanup;
     if (plan_outputs(&b) != 0) {
         /* Nothing was tried: every input of the shard fails with this one cause. */

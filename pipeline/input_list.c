@@ -93,7 +93,7 @@ gs_status gs_input_list_read(gs_input_list *l, const char *list_path, char separ
                     }
                     pending = p, pending_cap = cap;
                 }
-                memcpy(pending + pending_len, chunk + from, len);
+                if (len) memcpy(pending + pending_len, chunk + from, len);
                 pending_len += len;
                 if (!sep) break;
                 rc = take_entry(l, list_path, separator, pending, pending_len, line, err, err_size);

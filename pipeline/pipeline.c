@@ -78,6 +78,12 @@ typedef struct plan {
 
 /* Strip i's window: the rows [start, end) decoded for it, its own rows and up to `halo`
  * more on each side. Without a halo, the strip itself. */
+/* Rows of the strip that starts at row y: a whole strip, or what is left of the image. */
+static uint32_t rows_from(const plan *p, uint32_t y)
+{
+    return p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
+}
+
 static uint32_t window_start(const plan *p, uint32_t i)
 {
     uint64_t y = (uint64_t)i * p->strip_rows;
@@ -235,7 +241,7 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
             }
         }
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
-            uint32_t rows = p->height - y < p->strip_rows ? p->height - y : p->strip_rows;
+            uint32_t rows = rows_from(p, y);
             t = now_ns();
             rc = compute_strip(p, p->instance, (const uint8_t *)in + (size_t)y * p->in_stride, out, rows, 0, 0,
                                err, err_size);
@@ -287,14 +293,8 @@ typedef struct stream {
     char err[GS_ERR_SIZE];          /* its message */
     uint64_t decode_ns, encode_ns;  /* stage times */
     uint64_t kernel_ns[GS_MAX_LANES]; /* compute time of each lane */
-    device_times device[GS_MAX_LANES]; /* what each lane's instance measured */
+    device_times *device;           /* what the lanes' instances measured, summed (under lock) */
 } stream;
-
-static uint32_t strip_rows_at(const stream *s, uint32_t i)
-{
-    uint32_t y = i * s->plan->strip_rows;
-    return s->plan->height - y < s->plan->strip_rows ? s->plan->height - y : s->plan->strip_rows;
-}
 
 /* Wait until *counter > target or a stage failed; returns 0 to go on, -1 to stop. */
 static int wait_for(stream *s, const uint32_t *counter, uint32_t target)
@@ -384,7 +384,7 @@ static void *encode_stage(void *arg)
         if (wait_computed(s, i) != 0) break;
         uint64_t t = now_ns();
         gs_status rc = emit_strip(p, s->writer, s->out[i % s->slots], s->conv,
-                                  strip_rows_at(s, i), 0, err, sizeof err);
+                                  rows_from(p, i * p->strip_rows), 0, err, sizeof err);
         s->encode_ns += now_ns() - t;
         if (rc != GS_OK) {
             fail_stream(s, rc, err);
@@ -420,7 +420,7 @@ static void *compute_stage(void *arg)
     for (uint32_t i = cl->lane; i < s->strips; i += p->lanes) {
         if (wait_for(s, &s->decoded, i) != 0) break;
         uint64_t t = now_ns();
-        const uint32_t y = i * p->strip_rows, rows = strip_rows_at(s, i);
+        const uint32_t y = i * p->strip_rows, rows = rows_from(p, y);
         gs_status cs = compute_strip(p, instance, s->in[i % s->slots], s->out[i % s->slots], rows,
                                      y - window_start(p, i), window_end(p, i) - (y + rows), msg,
                                      sizeof msg);
@@ -435,7 +435,9 @@ static void *compute_stage(void *arg)
         pthread_mutex_unlock(&s->lock);
     }
     const gs_plugin_timings after = instance_timings(p->backend, instance);
-    add_device_times(&s->device[cl->lane], &before, &after);
+    pthread_mutex_lock(&s->lock);
+    add_device_times(s->device, &before, &after);
+    pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
@@ -446,6 +448,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     memset(&s, 0, sizeof s);
     s.plan = p;
     s.reader = reader;
+    s.device = dev;
     s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
     s.slots = s.strips < GS_PIPELINE_SLOTS + p->lanes - 1 ? s.strips : GS_PIPELINE_SLOTS + p->lanes - 1;
     char msg[GS_ERR_SIZE];
@@ -482,8 +485,10 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
     }
+    char no_thread[GS_ERR_SIZE];
+    gs_fail(no_thread, sizeof no_thread, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
     if (pthread_create(&encoder, NULL, encode_stage, &s) != 0) {
-        fail_stream(&s, GS_ERR_NOMEM, "cannot start a thread");
+        fail_stream(&s, GS_ERR_NOMEM, no_thread);
         pthread_join(decoder, NULL);
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
@@ -491,7 +496,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     for (unsigned l = 0; l < p->lanes; ++l) lanes[l] = (compute_lane){&s, l};
     for (; lanes_started < p->lanes; ++lanes_started)
         if (pthread_create(&lane_thread[lanes_started], NULL, compute_stage, &lanes[lanes_started]) != 0) {
-            fail_stream(&s, GS_ERR_NOMEM, "cannot start a thread");
+            fail_stream(&s, GS_ERR_NOMEM, no_thread);
             break;
         }
     /* Lane 0 runs here, so select's instance stays on the calling thread. */
@@ -501,12 +506,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     pthread_join(encoder, NULL);
     times->decode += s.decode_ns;
     times->encode += s.encode_ns;
-    for (unsigned l = 0; l < p->lanes; ++l) {
-        times->kernel += s.kernel_ns[l];
-        dev->upload += s.device[l].upload;
-        dev->kernel += s.device[l].kernel;
-        dev->download += s.device[l].download;
-    }
+    for (unsigned l = 0; l < p->lanes; ++l) times->kernel += s.kernel_ns[l];
     if (s.failed) {
         rc = gs_fail(err, err_size, s.status, "%s", s.err);
         goto cleanup;
@@ -624,6 +624,9 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         uint64_t even = ((uint64_t)p.height + 2 * p.lanes - 1) / (2 * p.lanes);
         if (even < p.strip_rows && even >= 2ull * p.halo) p.strip_rows = (uint32_t)even;
     }
+    /* A lane without a strip would start a device for nothing. */
+    const uint32_t strips = (p.height + p.strip_rows - 1) / p.strip_rows;
+    if (p.lanes > strips) p.lanes = strips;
     p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {

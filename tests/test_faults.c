@@ -519,9 +519,8 @@ END_TEST
  * note says why, once per run (also in batch mode). */
 START_TEST(auto_falls_back_to_cpu)
 {
-    /* The rule of gs_auto_cuda_min_work(): cores x the per-core work. */
     long cores = (long)gs_usable_cpus();
-    uint64_t min_work = (uint64_t)cores * GS_AUTO_CUDA_WORK_PER_CORE;
+    uint64_t min_work = gs_auto_cuda_min_work();
     uint64_t iters = (min_work + GS_AUTO_PIXELS - 1) / GS_AUTO_PIXELS;
     if (iters > GS_PLUGIN_MAX_ITERS) {
         printf("test_faults: SKIPPED auto fallback: %ld cores need %llu passes, over --iters' "

@@ -205,11 +205,48 @@ def main():
         check([x["status"] for x in recs] == ["skipped", "ok"] and recs[1]["output"] == "single2.png",
               f"single mode appends its records: {recs}")
 
+        # Names and directories a cluster user gives: a newline in a NUL-separated name stays
+        # one error line; "out/" names out/x.png; an input listed twice, or one that would be
+        # its own output, is refused; a name near NAME_MAX still gets a temporary name.
+        with open("odd0", "wb") as f:
+            f.write(b"in/no\nsuch.png\0in/g01.png\0in/g02.png\0in/g01.png\0")
+        os.mkdir("slash")
+        r = run(["-o", "slash/", "--manifest", "slash.jsonl", "--files0-from", "odd0"])
+        recs = {(x["input"], x["status"]): x for x in records("slash.jsonl")}
+        check(r.returncode == 1 and r.stderr.count(b"\n") == 3 and b"in/no\\nsuch.png: " in r.stderr,
+              f"a newline in a name is shown escaped: two error lines and the summary: {r.stderr!r}")
+        check(recs[("in/g01.png", "ok")]["output"] == "slash/g01.png", "-o DIR/ gives DIR/name")
+        check("listed twice" in recs[("in/g01.png", "failed")]["error"], "an input listed twice is refused as such")
+        shutil.copy("in/g04.png", "self.png")
+        before_bytes = open("self.png", "rb").read()
+        r = run(["-o", ".", "self.png"])
+        check(r.returncode == 1 and b"is the input itself" in r.stderr and open("self.png", "rb").read() == before_bytes,
+              f"an output that is its input is refused, the input kept: {r.stderr!r}")
+        long_name = "n" * 246 + ".png"
+        shutil.copy("in/g04.png", long_name)
+        r = run([long_name, "out_" + long_name[4:]])
+        check(r.returncode == 0 and os.path.exists("out_" + long_name[4:]), f"a 250-byte output name: {r.stderr!r}")
+        os.unlink(long_name)
+
+        # --manifest -: the lines on standard output; a full disk ends the manifest with one
+        # error and exit 1, the images still written.
+        os.mkdir("mstdout")
+        r = run(["-o", "mstdout", "--manifest", "-", "in/g01.png", "in/g02.png"])
+        lines = [json.loads(x) for x in r.stdout.splitlines()]
+        check(r.returncode == 0 and sorted(x["input"] for x in lines) == ["in/g01.png", "in/g02.png"],
+              "--manifest - writes the records to standard output")
+        os.mkdir("mfull")
+        r = run(["-o", "mfull", "--manifest", "/dev/full", "in/g01.png", "in/g02.png", "in/g04.png"])
+        check(r.returncode == 1 and r.stderr.count(b"/dev/full") == 1 and len(os.listdir("mfull")) == 3,
+              f"a manifest that cannot be written: one error, exit 1, outputs kept: {r.stderr!r}")
+
         # Usage errors: exit 2, one line. Run-time errors in lists: exit 1, one line.
         for args, env in [(["--shard", "3/3", "-o", "out", "in/g01.png"], None),
                           (["--shard", "1/2", "in/g01.png", "x.png"], None),
                           (["--files-from", "list.txt", "in/g01.png", "x.png"], None),
                           (["-o", "out"], None),
+                          (["-o", "out", "--files-from", "-", "--files0-from", "-"], None),
+                          (["--manifest", "-", "in/g01.png", "-"], None),
                           (["--manifest", "", "-o", "out", "in/g01.png"], None),
                           (["--devices", "0,0", "-o", "out", "in/g01.png"], None),
                           (["--devices", "first", "-o", "out", "in/g01.png"], None),

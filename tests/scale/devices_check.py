@@ -107,6 +107,15 @@ def main():
         check(len(instances) == 3 and all(len(d) == 1 for d in instances.values()),
               f"batch: one instance a worker, on one device: {instances}")
         check(all(same(f"out/{n}", f"ref/{n}") for n in os.listdir("ref")), "batch on 3 devices equals the CPU")
+        # Fewer workers than devices: worker k takes devices k, k + workers, ... as lanes.
+        for jobs in ("1", "2"):
+            r, log = run(fake + ["--devices", "all", "--jobs", jobs, "--iters", "100", "-o", "out"] + files[:4])
+            check(r.returncode == 0 and {int(x[0]) for x in log} == {0, 1, 2},
+                  f"--jobs {jobs} with 3 devices uses all of them: {sorted({int(x[0]) for x in log})}")
+        # A one-strip image starts only the first device (the second does not even exist).
+        Image.fromarray(rng.integers(0, 256, (1, 50), dtype=np.uint8)).save("h1.png")
+        r, log = run(fake + ["--devices", "0,5", "h1.png", "h1_out.png"])
+        check(r.returncode == 0 and {int(x[0]) for x in log} == {0}, f"one strip, one device started: {r.stderr!r}")
         r = subprocess.run([GSMOOTH, "--list-backends", "-v", "--plugin-dir", os.path.dirname(FAKE)],
                            capture_output=True)
         check(b"devices: 3" in r.stdout, f"--list-backends -v shows the devices: {r.stdout!r}")
