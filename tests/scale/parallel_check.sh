@@ -7,34 +7,9 @@ gs=$(readlink -f "$1")
 [ -x "$gs" ] || { echo "FAIL: $1 is not an executable file"; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 start_s=$(date +%s)
-failures=0
-skip() { echo "skipped: $*"; exit 77; }
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/scale_common.sh"
 
 is_gnu_parallel() { command -v parallel >/dev/null 2>&1 && parallel --version 2>/dev/null | grep -q 'GNU parallel'; }
-find_python() {
-    local p
-    for p in /usr/bin/python3 python3; do
-        command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null && { echo "$p"; return 0; }
-    done
-    return 1
-}
-apt_install() { # apt-get install quietly; apt-get update only when the install fails without it
-    local log rc
-    [ "$(id -u)" -eq 0 ] || return 1
-    command -v apt-get >/dev/null 2>&1 || return 1
-    log=$(mktemp)
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >"$log" 2>&1; then
-        apt-get update -qq -o DPkg::Lock::Timeout=300 >>"$log" 2>&1
-        apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >>"$log" 2>&1
-    fi
-    rc=$?
-    [ $rc -eq 0 ] || tail -n 5 "$log" | sed 's/^/  apt: /'
-    rm -f "$log"
-    return $rc
-}
 pkgs=()
 is_gnu_parallel || pkgs+=(parallel)
 find_python >/dev/null || pkgs+=(python3 python3-numpy)

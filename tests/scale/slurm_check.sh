@@ -10,34 +10,10 @@ gs=$(readlink -f "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 export PATH="$PATH:/usr/sbin:/sbin"
 start_s=$(date +%s)
-failures=0
-skip() { echo "skipped: $*"; exit 77; }
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/scale_common.sh"
 
 # ---------------------------------------------------------------- packages
 [ "$(id -u)" -eq 0 ] || skip "needs root (runs munged, slurmctld and slurmd)"
-find_python() {
-    local p
-    for p in /usr/bin/python3 python3; do
-        command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null && { echo "$p"; return 0; }
-    done
-    return 1
-}
-apt_install() { # apt-get install quietly; apt-get update only when the install fails without it
-    local log rc
-    log=$(mktemp)
-    export DEBIAN_FRONTEND=noninteractive
-    # RUNLEVEL=1: package scripts must not start the system's munge/slurm services.
-    if ! RUNLEVEL=1 apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >"$log" 2>&1; then
-        apt-get update -qq -o DPkg::Lock::Timeout=300 >>"$log" 2>&1
-        RUNLEVEL=1 apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "$@" >>"$log" 2>&1
-    fi
-    rc=$?
-    [ $rc -eq 0 ] || tail -n 5 "$log" | sed 's/^/  apt: /'
-    rm -f "$log"
-    return $rc
-}
 pkgs=()
 for c in slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
     command -v $c >/dev/null 2>&1 || { pkgs+=(slurm-wlm); break; }
