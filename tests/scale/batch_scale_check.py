@@ -15,19 +15,12 @@ import tempfile
 import numpy as np
 from PIL import Image
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklog import check, same, summary  # noqa: E402
+
 GSMOOTH = os.path.abspath(sys.argv[1])
-FAILURES = []
-PASSED = 0
 KEYS = {"input", "output", "status", "error", "width", "height", "bits", "backend", "ms"}
 
-
-def check(ok, what):
-    global PASSED
-    if ok:
-        PASSED += 1
-    else:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def run(args, stdin=None, env=None):
@@ -49,10 +42,6 @@ def records(path):
         out.append(rec)
     return out
 
-
-def same_files(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
 
 
 def main():
@@ -133,7 +122,7 @@ def main():
             seen += [x["input"] for x in recs]
         check(sorted(seen) == sorted(full), "the shards cover the list exactly once")
         check(sorted(os.listdir("out")) == sorted(os.listdir("ref")), "the shards wrote the same names")
-        check(all(same_files(f"out/{n}", f"ref/{n}") for n in os.listdir("ref")),
+        check(all(same(f"out/{n}", f"ref/{n}") for n in os.listdir("ref")),
               "the shards' outputs equal one process's")
 
         # --skip-existing: what exists is skipped (and counted), the rest is done; a leftover
@@ -152,7 +141,7 @@ def main():
         check(status["in/g05.png"] == "ok" and status["in/g07.png"] == "ok"
               and sum(s == "skipped" for s in status.values()) == len(good) - 3,
               f"skipped exactly the existing outputs: {status}")
-        check(same_files("out/g07.png", "ref/g07.png") and same_files("out/g05.png", "ref/g05.png"),
+        check(same("out/g07.png", "ref/g07.png") and same("out/g05.png", "ref/g05.png"),
               "the redone outputs are exact")
         r2 = subprocess.run([GSMOOTH, "-o", "out", "--skip-existing", "--files-from", "good.txt"],
                             capture_output=True, env=dict(os.environ, GSMOOTH_BACKEND="cpu"))
@@ -194,7 +183,7 @@ def main():
         before = os.stat("single.png").st_mtime_ns
         r = run(["--skip-existing", "--manifest", "single.jsonl", "in/g08.png", "single.png"])
         check(r.returncode == 0 and os.stat("single.png").st_mtime_ns == before
-              and same_files("single.png", "ref/g04.png"), "single mode skips an existing output")
+              and same("single.png", "ref/g04.png"), "single mode skips an existing output")
         with open("-", "wb") as f:  # a file named "-" never stands for standard output
             f.write(b"not an output")
         r = run(["--skip-existing", "in/g08.png", "-"])
@@ -265,8 +254,7 @@ def main():
     finally:
         os.chdir("/")
         shutil.rmtree(work, ignore_errors=True)
-    print(f"batch_scale_check: {PASSED} passed, {len(FAILURES)} failed")
-    return 1 if FAILURES else 0
+    return summary("batch_scale_check")
 
 
 def write_pgm16(path, a):

@@ -11,18 +11,11 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklog import check, same, summary  # noqa: E402
+
 GSMOOTH = os.path.abspath(sys.argv[1])
-FAILURES = []
-PASSED = 0
 
-
-def check(ok, what):
-    global PASSED
-    if ok:
-        PASSED += 1
-    else:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def run(args):
@@ -37,10 +30,6 @@ def write_pgm(path, a):
         f.write(b"P5\n%d %d\n%d\n" % (a.shape[1], a.shape[0], 65535 if a.dtype == np.uint16 else 255))
         f.write(a.astype(">u2" if a.dtype == np.uint16 else np.uint8).tobytes())
 
-
-def same(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
 
 
 def main():
@@ -94,8 +83,7 @@ def main():
     finally:
         os.chdir("/")
         shutil.rmtree(work, ignore_errors=True)
-    print(f"cuda_devices_check: {PASSED} passed, {len(FAILURES)} failed")
-    return 1 if FAILURES else 0
+    return summary("cuda_devices_check")
 
 
 if __name__ == "__main__":

@@ -12,18 +12,11 @@ import tempfile
 import numpy as np
 from PIL import Image
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklog import check, same, summary  # noqa: E402
+
 GSMOOTH, FAKE = (os.path.abspath(p) for p in sys.argv[1:3])
-FAILURES = []
-PASSED = 0
 
-
-def check(ok, what):
-    global PASSED
-    if ok:
-        PASSED += 1
-    else:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def run(args, env=None):
@@ -40,10 +33,6 @@ def run(args, env=None):
             log = [line.split() for line in f]
     return r, log
 
-
-def same(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
 
 
 def main():
@@ -122,8 +111,7 @@ def main():
     finally:
         os.chdir("/")
         shutil.rmtree(work, ignore_errors=True)
-    print(f"devices_check: {PASSED} passed, {len(FAILURES)} failed")
-    return 1 if FAILURES else 0
+    return summary("devices_check")
 
 
 if __name__ == "__main__":
