@@ -1,4 +1,4 @@
-/* main.c: the gsmooth command: parses options, then lists backends, runs one file or runs a batch; the only place that exits, with the code gs_status_exit_code gives. */
+/* main.c: the gsmooth command: parses options, then lists backends, runs one file (through libgsmooth's API) or runs a batch; the only place that exits, with the code gs_status_exit_code gives. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 
 #include "backend_session.h"
 #include "batch.h"
+#include "gsmooth/gsmooth.h"
 #include "image_io.h"
 #include "manifest.h"
 #include "options.h"
@@ -81,28 +82,57 @@ static gs_status run_batch(gs_session *session, const gs_options *o, outcome_sin
     return r.failed ? GS_ERR_IO : GS_OK;
 }
 
-static gs_status run_single(gs_session *session, const gs_options *o, outcome_sink *sink)
+/* libgsmooth's notes: about a file, or about the run (a backend fallback). */
+static void library_note(void *user, const char *file, const char *message)
+{
+    if (file) gs_report_note(user, file, message);
+    else gs_report_message(user, message);
+}
+
+/* One file through libgsmooth's public API (gsmooth.h), as any program would. */
+static gs_status run_single(const gs_options *o, outcome_sink *sink)
 {
     gs_file_outcome out = {.input = o->inputs[0], .output = o->output, .status = GS_FILE_OK};
     if (o->skip_existing && strcmp(o->output, "-") != 0 && gs_output_exists(o->output)) {
         out.status = GS_FILE_SKIPPED;
-        if (!o->quiet) gs_report_note(o->output, "exists: skipped (--skip-existing)");
+        if (!o->quiet) gs_report_note(NULL, o->output, "exists: skipped (--skip-existing)");
         on_finished(sink, &out);
         return GS_OK;
     }
     /* Deflate on as many threads as the kernel; without --threads, the encoder's default
      * (GSMOOTH_PNG_THREADS, else one per core). */
     if (o->threads) gs_png_set_threads(o->threads);
-    gs_worker w;
-    gs_worker_init(&w, session, o->threads);
-    gs_job job = {o->work, gs_worker_select, &w, o->quiet ? NULL : gs_report_note, gs_worker_lanes,
-                  gs_worker_lane};
-    gs_phase_times t;
     char err[GS_ERR_SIZE] = "";
+    gsmooth_context_options co;
+    gsmooth_context_options_init(&co);
+    co.backend = o->backend;
+    co.plugin_dir = o->plugin_dir;
+    co.threads = o->threads;
+    co.devices = o->devices_text;
+    co.note = o->quiet ? NULL : library_note;
+    gsmooth_context *ctx = NULL;
+    gs_status rc = (gs_status)gsmooth_context_create(&co, &ctx, err, sizeof err);
+    if (rc != GS_OK) {
+        gs_report_error(err);
+        return rc;
+    }
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.kind = o->work.mode == GS_MODE_INTEGRAL_ROWS ? GSMOOTH_WORK_INTEGRAL_ROWS
+              : o->work.mode == GS_MODE_INTEGRAL_2D ? GSMOOTH_WORK_INTEGRAL_2D
+                                                    : GSMOOTH_WORK_SMOOTH;
+    fo.iters = o->work.iters;
+    fo.axes = o->work.axes;
+    fo.depth = (uint32_t)o->work.depth;
+    fo.max_pixels = o->work.max_pixels;
+    gsmooth_file_result fr;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    gs_status rc = gs_pipeline_run(&job, o->inputs[0], o->output, &t, &out.facts, err, sizeof err);
+    rc = (gs_status)gsmooth_file(ctx, &fo, o->inputs[0], o->output, &fr, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    out.facts = (gs_image_facts){fr.width, fr.height, fr.bits, fr.backend};
+    gs_phase_times t = {fr.decode_ns, fr.upload_ns, fr.kernel_ns, fr.download_ns, fr.encode_ns,
+                        fr.total_ns};
     out.ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
     if (rc != GS_OK) {
         if (!err[0]) snprintf(err, sizeof err, "%s", gs_status_str(rc));
@@ -111,7 +141,7 @@ static gs_status run_single(gs_session *session, const gs_options *o, outcome_si
         out.times = &t;
     }
     on_finished(sink, &out);
-    gs_worker_release(&w);
+    gsmooth_context_destroy(ctx);
     return rc;
 }
 
@@ -141,13 +171,17 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (o.png_level >= 0) gs_png_set_level(o.png_level, NULL, 0); /* validated by the parser */
 
-    rc = gs_session_open(&session, o.backend, o.plugin_dir, o.quiet ? NULL : gs_report_message,
-                         err, sizeof err);
-    if (rc != GS_OK) {
-        gs_report_error(err);
-        return gs_status_exit_code(rc);
+    /* Listing and batches use the plugin host directly; one file goes through libgsmooth. */
+    const int own_session = o.action == GS_ACTION_LIST || o.out_dir;
+    if (own_session) {
+        rc = gs_session_open(&session, o.backend, o.plugin_dir, o.quiet ? NULL : gs_report_message,
+                             err, sizeof err);
+        if (rc != GS_OK) {
+            gs_report_error(err);
+            return gs_status_exit_code(rc);
+        }
+        session.devices = o.devices;
     }
-    session.devices = o.devices;
     if (o.action == GS_ACTION_LIST) {
         gs_report_backends(&session.list, o.verbose);
         gs_session_close(&session);
@@ -159,16 +193,16 @@ int main(int argc, char **argv)
         rc = gs_manifest_open(&manifest, o.manifest, err, sizeof err);
         if (rc != GS_OK) {
             gs_report_error(err);
-            gs_session_close(&session);
+            if (own_session) gs_session_close(&session);
             return gs_status_exit_code(rc);
         }
         sink.manifest = &manifest;
     }
-    rc = o.out_dir ? run_batch(&session, &o, &sink) : run_single(&session, &o, &sink);
+    rc = o.out_dir ? run_batch(&session, &o, &sink) : run_single(&o, &sink);
     if (sink.manifest && gs_manifest_close(sink.manifest, err, sizeof err) != GS_OK) {
         if (!sink.manifest_failed++) gs_report_error(err);
     }
     if (rc == GS_OK && sink.manifest_failed) rc = GS_ERR_IO; /* the record is part of the job */
-    gs_session_close(&session);
+    if (own_session) gs_session_close(&session);
     return gs_status_exit_code(rc);
 }

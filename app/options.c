@@ -254,6 +254,7 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
                            devices);
         return GS_ERR_USAGE;
     }
+    if (devices && *devices) o->devices_text = devices;
     if (*o->backend == '\0')
         return gs_fail(err, err_size, GS_ERR_USAGE, "--backend needs a name or a path");
     if (o->work.mode != GS_MODE_SMOOTH && iters_given)

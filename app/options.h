@@ -48,6 +48,7 @@ typedef struct gs_options {
     int skip_existing;         /* --skip-existing */
     const char *manifest;      /* --manifest FILE, or NULL */
     gs_device_choice devices;  /* --devices or GSMOOTH_DEVICES */
+    const char *devices_text;  /* the same as written, or NULL */
 } gs_options;
 
 /* Parse argv (and GSMOOTH_BACKEND). GS_ERR_USAGE with a one-line reason on any misuse. */

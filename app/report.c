@@ -46,8 +46,16 @@ static void print_line(const char *prefix, const char *file, const char *message
 }
 
 void gs_report_error(const char *message) { print_line("", NULL, message); }
-void gs_report_note(const char *file, const char *message) { print_line("note: ", file, message); }
-void gs_report_message(const char *line) { print_line("note: ", NULL, line); }
+void gs_report_note(void *user, const char *file, const char *message)
+{
+    (void)user;
+    print_line("note: ", file, message);
+}
+void gs_report_message(void *user, const char *line)
+{
+    (void)user;
+    print_line("note: ", NULL, line);
+}
 
 void gs_report_times(const char *file, const gs_phase_times *t)
 {

@@ -12,10 +12,10 @@
 void gs_report_error(const char *message);
 
 /* "gsmooth: note: <file>: <message>" (a gs_note_fn). */
-void gs_report_note(const char *file, const char *message);
+void gs_report_note(void *user, const char *file, const char *message);
 
 /* "gsmooth: note: <line>": a note about the run, not one file. */
-void gs_report_message(const char *line);
+void gs_report_message(void *user, const char *line);
 
 /* "gsmooth: time: <file>: decode ... total ..." for --time. */
 void gs_report_times(const char *file, const gs_phase_times *t);

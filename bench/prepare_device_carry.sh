@@ -30,6 +30,11 @@ if [ -d /usr/lib/python3/dist-packages/tifffile ]; then
     mkdir -p "$dest/python"
     cp -a /usr/lib/python3/dist-packages/tifffile "$dest/python/"
 fi
+# pytest for the Python module's tests there (pure Python, from PyPI into .device/python).
+if [ ! -d "$dest/python/pytest" ]; then
+    mkdir -p "$dest/python"
+    python3 -m pip install -q --target "$dest/python" pytest
+fi
 du -sh "$dest"
 # pkg-config files relative to themselves, so a CMake configure there finds them
 # (bench/run_gpu.sh sets PKG_CONFIG_PATH=.device/pkgconfig).

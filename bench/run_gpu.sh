@@ -6,12 +6,14 @@
 # bench/prepare_device_carry.sh. If the carried binaries cannot run there, it rebuilds the
 # CUDA targets in /tmp. Logs: $OUT/env.log, tests.log, sanitizers.log, bench.log,
 # anchors.tsv. Budget: about 8 minutes in all; every step has its own timeout.
-# STEPS=env,tests,cpu,bench,sanitize,scale,e2e (default all but scale) picks steps.
+# STEPS=env,tests,cpu,bench,sanitize,scale,e2e,python (default all but scale) picks steps.
+# python: the Python module's tests on torch CUDA tensors and its bench (after bench, whose
+# log gives the kernel times it is compared with).
 set -u
 OUT=${OUT:-/tmp/gsmooth-out}
 mkdir -p "$OUT"
 ROOT=$PWD
-STEPS=${STEPS:-env,tests,cpu,bench,sanitize,e2e}
+STEPS=${STEPS:-env,tests,cpu,bench,sanitize,e2e,python}
 want() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$ROOT/.device/python${PYTHONPATH:+:$PYTHONPATH}"
@@ -144,6 +146,19 @@ fi
 # ---- 6. end to end through the CLI, batch, and auto's threshold ----
 if want e2e; then
     timeout 240 bash bench/e2e_gpu.sh "$BUILD" "$OUT" 2>&1 | tee "$OUT/e2e.log"
+fi
+
+# ---- 7. the Python module on torch CUDA tensors (DLPack), and its bench ----
+if want python; then
+    {
+        python3 -c "import torch; print('torch', torch.__version__, 'devices:', torch.cuda.device_count())"
+        echo "== pytest tests/python (pytest carried in .device/python)"
+        PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
+            timeout 300 python3 -m pytest -q -rs -p no:cacheprovider tests/python || status=1
+        echo "== python_bench"
+        PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
+            timeout 200 python3 bench/python_bench.py --kernel-log "$OUT/bench.log" || status=1
+    } 2>&1 | tee "$OUT/python.log"
 fi
 
 echo "run_gpu.sh: status $status"

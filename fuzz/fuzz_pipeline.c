@@ -101,7 +101,7 @@ static void init_once(void)
     cpu = gs_plugin_entry();
     char msg[256] = "";
     /* One worker thread: the instance's threads add nothing but noise to coverage. */
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 1, -1};
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 1, -1, GS_MEMORY_HOST};
     if (cpu->create(&cfg, &instance, msg, sizeof msg) != GS_PLUGIN_OK) fatal("cpu create", msg);
     memfd = memfd_create("gsmooth-fuzz-input", MFD_CLOEXEC);
     if (memfd < 0) fatal("memfd_create", strerror(errno));
@@ -174,7 +174,7 @@ static int input_path(const uint8_t *data, size_t size, feed how, char *path, si
 
 static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
 {
-    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL, NULL, NULL};
+    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL, NULL, NULL, NULL};
 
     char in[64], out[128], name[16], err[GS_ERR_SIZE] = "", stray[256];
     const char *ext = r->ext ? r->ext : smooth_exts[size % GS_FUZZ_SMOOTH_EXTS];

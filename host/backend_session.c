@@ -32,7 +32,7 @@ gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *
 }
 
 gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin_dir,
-                          void (*message)(const char *line), char *err, size_t err_size)
+                          void (*message)(void *user, const char *line), char *err, size_t err_size)
 {
     memset(s, 0, sizeof *s);
     s->backend = backend;
@@ -87,14 +87,16 @@ static int32_t lane_device(const gs_worker *w, const gs_backend *b, unsigned lan
 /* This worker's instance of `chosen` on `device`, created on first use. Lanes ask from
  * their own threads, so devices start at once: a slot is claimed under the worker's lock
  * and the instance created outside it; a second caller for the same key waits for it. */
-static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
+static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device, uint32_t memory,
                                gs_plugin_instance **instance, char *err, size_t err_size)
 {
     pthread_mutex_lock(&w->lock);
     gs_live_backend *slot = NULL, *free_slot = NULL;
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS && !slot; ++i) {
         gs_live_backend *lb = &w->live[i];
-        if (lb->backend && lb->backend->desc == chosen->desc && lb->device == device) slot = lb;
+        if (lb->backend && lb->backend->desc == chosen->desc && lb->device == device &&
+            lb->memory == memory)
+            slot = lb;
         else if (!lb->backend && !free_slot) free_slot = lb;
     }
     while (slot && slot->backend && !slot->instance) pthread_cond_wait(&w->created, &w->lock);
@@ -104,11 +106,12 @@ static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
         return GS_OK;
     }
     if (!slot) slot = free_slot; /* else its creator failed and freed it: try again */
-    if (slot) slot->backend = chosen, slot->device = device, slot->instance = NULL; /* claimed */
+    if (slot) /* claimed */
+        slot->backend = chosen, slot->device = device, slot->memory = memory, slot->instance = NULL;
     pthread_mutex_unlock(&w->lock);
     if (!slot) return gs_fail(err, err_size, GS_ERR_BACKEND, "too many backends in one run");
 
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device};
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device, memory};
     char msg[GS_ERR_SIZE] = "";
     gs_plugin_instance *made = NULL;
     int ok = chosen->desc->create(&cfg, &made, msg, sizeof msg) == GS_PLUGIN_OK && made;
@@ -130,7 +133,9 @@ static gs_backend *live_backend(gs_worker *w, const gs_plugin_desc *d)
     gs_backend *found = NULL;
     pthread_mutex_lock(&w->lock);
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS && !found; ++i)
-        if (w->live[i].backend && w->live[i].backend->desc == d) found = w->live[i].backend;
+        if (w->live[i].backend && w->live[i].backend->desc == d &&
+            w->live[i].memory == GS_MEMORY_HOST)
+            found = w->live[i].backend;
     pthread_mutex_unlock(&w->lock);
     return found;
 }
@@ -153,7 +158,7 @@ gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *back
     gs_worker *w = worker;
     gs_backend *b = live_backend(w, backend);
     if (!b) return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s was not chosen", backend->name);
-    return live_instance(w, b, lane_device(w, b, lane), instance, err, err_size);
+    return live_instance(w, b, lane_device(w, b, lane), GS_MEMORY_HOST, instance, err, err_size);
 }
 
 void gs_worker_release(gs_worker *w)
@@ -181,7 +186,39 @@ gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
     if (first_note) s->noted_fallback = 1;
     pthread_mutex_unlock(&s->lock);
     if (rc != GS_OK) return rc;
-    if (first_note && s->message) s->message(note);
+    if (first_note && s->message) s->message(s->message_user, note);
     *backend = chosen->desc;
-    return live_instance(w, chosen, lane_device(w, chosen, 0), instance, err, err_size);
+    return live_instance(w, chosen, lane_device(w, chosen, 0), GS_MEMORY_HOST, instance, err, err_size);
+}
+
+gs_status gs_worker_device_memory(gs_worker *w, uint32_t ops, int32_t device,
+                                  const gs_plugin_desc **backend, gs_plugin_instance **instance,
+                                  char *err, size_t err_size)
+{
+    gs_session *s = w->session;
+    gs_backend *chosen = NULL;
+    char note[GS_ERR_SIZE];
+    gs_status rc = GS_OK;
+    pthread_mutex_lock(&s->lock);
+    if (strcmp(s->backend, "auto") == 0) {
+        for (size_t i = 0; i < s->list.count && !chosen; ++i) {
+            gs_backend *b = &s->list.items[i];
+            if (!b->desc || !(b->memories & GS_MEMORY_DEVICE) || (b->ops & ops) != ops) continue;
+            gs_backend_probe(b);
+            if (b->available) chosen = b;
+        }
+        if (!chosen)
+            rc = gs_fail(err, err_size, GS_ERR_BACKEND,
+                         "no backend that runs on device memory can run here");
+    } else {
+        rc = gs_backend_choose(&s->list, s->backend, ops, 0, &w->explicit_path, &chosen, note,
+                               sizeof note, err, err_size);
+        if (rc == GS_OK && !(chosen->memories & GS_MEMORY_DEVICE))
+            rc = gs_fail(err, err_size, GS_ERR_BACKEND,
+                         "backend %s takes host memory only, not a device's", chosen->desc->name);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (rc != GS_OK) return rc;
+    *backend = chosen->desc;
+    return live_instance(w, chosen, device, GS_MEMORY_DEVICE, instance, err, err_size);
 }

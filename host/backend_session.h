@@ -27,7 +27,8 @@ typedef struct gs_session {
     const char *backend;               /* auto, a plugin name, or a path to a .so */
     gs_device_choice devices;          /* --devices */
     gs_backend_list list;              /* discovered plugins */
-    void (*message)(const char *line); /* prints a note line; NULL: notes are not wanted */
+    void (*message)(void *user, const char *line); /* prints a note line; NULL: not wanted */
+    void *message_user;                /* passed to message */
     pthread_mutex_t lock;              /* guards probes of the list and noted_fallback */
     int noted_fallback;                /* the auto fallback note was printed once */
 } gs_session;
@@ -35,6 +36,7 @@ typedef struct gs_session {
 typedef struct gs_live_backend {
     gs_backend *backend;          /* chosen backend (in the list or the worker's scratch) */
     int32_t device;               /* the device its instance runs on; -1: plugin's choice */
+    uint32_t memory;              /* GS_MEMORY_HOST, or GS_MEMORY_DEVICE: strips in device memory */
     gs_plugin_instance *instance; /* its instance, created on first use */
 } gs_live_backend;
 
@@ -53,7 +55,7 @@ typedef struct gs_worker {
 
 /* Discover the plugins (plugin_dir first, may be NULL) for jobs that ask for `backend`. */
 gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin_dir,
-                          void (*message)(const char *line), char *err, size_t err_size);
+                          void (*message)(void *user, const char *line), char *err, size_t err_size);
 void gs_session_close(gs_session *s);
 
 void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads);
@@ -80,5 +82,12 @@ unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend);
  * one select gave), created on first use; lanes may ask at once, from their threads. */
 gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
                          gs_plugin_instance **instance, char *err, size_t err_size);
+
+/* Library callers with data already in device memory: this worker's device-memory instance
+ * (ABI 1.3) on `device`, of the session's backend (auto: the first that takes device
+ * memory and can run here), created on first use. */
+gs_status gs_worker_device_memory(gs_worker *w, uint32_t ops, int32_t device,
+                                  const gs_plugin_desc **backend, gs_plugin_instance **instance,
+                                  char *err, size_t err_size);
 
 #endif /* GS_BACKEND_SESSION_H */

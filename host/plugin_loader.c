@@ -24,6 +24,8 @@
 #define GS_DESC_SIZE_1_1 (offsetof(gs_plugin_desc, smooth_axes) + sizeof(void (*)(void)))
 /* ... and in ABI 1.2, which appended device_count. */
 #define GS_DESC_SIZE_1_2 (offsetof(gs_plugin_desc, device_count) + sizeof(void (*)(void)))
+/* ... and in ABI 1.3, which appended memories. */
+#define GS_DESC_SIZE_1_3 (offsetof(gs_plugin_desc, memories) + sizeof(uint32_t))
 /* Largest buffer alignment a plugin may ask for (a page). */
 #define GS_MAX_PLUGIN_ALIGNMENT 4096u
 
@@ -93,6 +95,8 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
         }
         out->ops |= GS_OP_SMOOTH_AXES;
     }
+    if (d->abi_minor >= 3 && d->struct_size >= GS_DESC_SIZE_1_3)
+        out->memories = d->memories & GS_MEMORY_DEVICE;
     if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||
         d->alignment > GS_MAX_PLUGIN_ALIGNMENT) {
         refuse(out, "alignment %u is not a power of two up to %u", d->alignment,
@@ -173,6 +177,18 @@ static int exe_plugin_dir(char *buf, size_t size)
     return snprintf(buf, size, "%s/%s", exe, GS_PLUGIN_REL_FROM_BIN) < (int)size ? 0 : -1;
 }
 
+/* <dir of libgsmooth.so>/gsmooth/plugins, when this code runs from the shared library (a
+ * Python process, a program linking -lgsmooth); -1 when it is linked into the executable. */
+static int library_plugin_dir(char *buf, size_t size)
+{
+    Dl_info info;
+    if (!dladdr((const void *)&library_plugin_dir, &info) || !info.dli_fname) return -1;
+    const char *base = strrchr(info.dli_fname, '/');
+    if (!base || !strstr(base, ".so")) return -1;
+    return snprintf(buf, size, "%.*s/%s", (int)(base - info.dli_fname), info.dli_fname,
+                    GS_PLUGIN_REL_FROM_LIB) < (int)size ? 0 : -1;
+}
+
 gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, char *err,
                                size_t err_size)
 {
@@ -189,6 +205,7 @@ gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, cha
         free(copy);
     }
     char dir[PATH_MAX];
+    if (library_plugin_dir(dir, sizeof dir) == 0) scan_dir(dir, out);
     if (exe_plugin_dir(dir, sizeof dir) == 0) scan_dir(dir, out);
     return GS_OK;
 }
@@ -262,8 +279,9 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     gs_backend *cpu = find(list, "cpu");
     if (!cpu)
         return gs_fail(err, err_size, GS_ERR_BACKEND,
-                       "no CPU backend found (looked in --plugin-dir, GSMOOTH_PLUGIN_PATH and "
-                       "<exe>/%s)", GS_PLUGIN_REL_FROM_BIN);
+                       "no CPU backend found (looked in --plugin-dir, GSMOOTH_PLUGIN_PATH, "
+                       "<libgsmooth.so's dir>/%s and <exe>/%s)", GS_PLUGIN_REL_FROM_LIB,
+                       GS_PLUGIN_REL_FROM_BIN);
     *chosen = cpu;
     return usable(cpu, ops, err, err_size);
 }

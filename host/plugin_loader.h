@@ -23,6 +23,8 @@ typedef struct gs_backend {
     const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
     uint32_t ops;                 /* GS_OP_* it really offers: desc->ops less the bits of a
                                      newer minor than the plugin's (read these, not desc->ops) */
+    uint32_t memories;            /* GS_MEMORY_DEVICE when it takes device-memory strips (ABI
+                                     1.3 memories; 0 from older plugins) */
     int probed;                   /* probe has run (gs_backend_probe) */
     int available;                /* probe passed (valid once probed) */
     uint32_t devices;             /* devices it can use (ABI 1.2 device_count) once probed
@@ -45,7 +47,8 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
  * thread-safe: callers sharing a list serialise it. */
 void gs_backend_probe(gs_backend *b);
 
-/* Scan the plugin directories in order (plugin_dir, each GSMOOTH_PLUGIN_PATH entry, then
+/* Scan the plugin directories in order (plugin_dir, each GSMOOTH_PLUGIN_PATH entry,
+ * <dir of libgsmooth.so>/gsmooth/plugins when running from the shared library, then
  * <dir of the executable>/../lib/gsmooth/plugins) for *.so files. Files that fail to load
  * are kept in the list with their error (for --list-backends -v). */
 gs_status gs_backends_discover(const char *plugin_dir, gs_backend_list *out, char *err,

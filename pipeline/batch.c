@@ -164,7 +164,8 @@ static gs_status process(batch *b, gs_worker *w, uint32_t j, gs_file_outcome *o,
         o->status = GS_FILE_SKIPPED;
         return GS_OK;
     }
-    gs_job job = {req->work, gs_worker_select, w, b->events->note, gs_worker_lanes, gs_worker_lane};
+    gs_job job = {req->work, gs_worker_select, w, b->events->note, gs_worker_lanes, gs_worker_lane,
+                  b->events->ctx};
     gs_status rc = gs_pipeline_run(&job, in, out, t, &o->facts, err, err_size);
     if (rc == GS_OK) o->times = t;
     return rc;

@@ -43,7 +43,7 @@ typedef struct gs_batch_events {
     void (*progress)(unsigned done, unsigned total, uint64_t bytes_done, double elapsed_s,
                      double eta_s);                               /* after each file */
     gs_note_fn note;                                             /* per-file notes, or NULL */
-    void *ctx;                                                   /* for finished */
+    void *ctx;                                                   /* for finished and note */
 } gs_batch_events;
 
 typedef struct gs_batch_result {

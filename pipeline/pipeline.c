@@ -564,15 +564,15 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
-    if (job->note && info.was_color) job->note(input, "colour converted to gray with BT.601 luma");
-    if (job->note && info.had_alpha) job->note(input, "alpha channel dropped");
+    if (job->note && info.was_color) job->note(job->note_user, input, "colour converted to gray with BT.601 luma");
+    if (job->note && info.had_alpha) job->note(job->note_user, input, "alpha channel dropped");
     if (job->note && info.pages > 1) {
         char pages[64];
         snprintf(pages, sizeof pages, "%u pages: only the first is read", info.pages);
-        job->note(input, pages);
+        job->note(job->note_user, input, pages);
     }
     if (job->note && p.view)
-        job->note(output, "integral scaled to 16 bits for viewing; use .npy for exact values");
+        job->note(job->note_user, output, "integral scaled to 16 bits for viewing; use .npy for exact values");
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
     facts->width = info.width, facts->height = info.height, facts->bits = info.bits;

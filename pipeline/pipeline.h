@@ -36,7 +36,7 @@ typedef struct gs_image_facts {
 } gs_image_facts;
 
 /* Callback for notes about a file (colour converted, alpha dropped, ...). */
-typedef void (*gs_note_fn)(const char *file, const char *message);
+typedef void (*gs_note_fn)(void *user, const char *file, const char *message);
 
 /* Picks the backend once the image header is known: it must implement the GS_OP_* bits
  * `ops`; `work` is pixels x passes. */
@@ -62,6 +62,7 @@ typedef struct gs_job {
     gs_lanes_fn lanes;   /* NULL: one lane. Strips spread over the lanes, except for the 2d
                             integral (its column sums go strip to strip) */
     gs_lane_fn lane;     /* with lanes */
+    void *note_user;     /* passed to note */
 } gs_job;
 
 /* Process `input` into `output`. The output appears only if everything succeeded; an

@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 # Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libisal-dev
 # is ISA-L, for the fast PNG reader and writer; libtiff-dev is libtiff 4.5 or later, for
 # TIFF; libstb-dev gives the stb headers, compiled in); python3-numpy and python3-pil serve
-# the golden cross-check, python3-tifffile the TIFF tests (an independent TIFF writer).
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile"
+# the golden cross-check and the Python module, python3-tifffile the TIFF tests (an
+# independent TIFF writer), python3-pytest the Python module's tests.
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -24,3 +25,9 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
 build/bin/gsmooth --iters 3 samples/landscape.png build/landscape-smoothed.png
 echo "gsmooth built: build/bin/gsmooth; sample smoothed into build/landscape-smoothed.png"
+# The Python module: the system python3 finds python/gsmooth through a .pth file in its
+# site directory, and the module finds build/lib/libgsmooth.so beside the source tree.
+site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+mkdir -p "$site"
+echo "$(pwd)/python" > "$site/gsmooth-source.pth"
+/usr/bin/python3 -c 'import gsmooth, numpy as np; a = gsmooth.smooth(np.arange(12, dtype=np.uint8).reshape(3, 4)); print("python3: import gsmooth", gsmooth.__version__, "works")'

@@ -376,7 +376,7 @@ START_TEST(bad_arguments_are_refused)
 
     setenv("GSMOOTH_CUDA_VARIANT", "quantum", 1);
     gs_plugin_instance *inst = NULL;
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1};
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1, GS_MEMORY_HOST};
     ck_assert_int_eq(g_cuda->create(&cfg, &inst, err, sizeof err), GS_PLUGIN_ERR_INVALID);
     ck_assert_ptr_null(inst);
     ck_assert_ptr_nonnull(strstr(err, "GSMOOTH_CUDA_VARIANT"));
@@ -417,7 +417,7 @@ static const gs_plugin_desc *load(const char *path)
 static gs_plugin_instance *make(const gs_plugin_desc *d, const char *variant_env)
 {
     char err[ERR_LEN] = "";
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1};
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1, GS_MEMORY_HOST};
     gs_plugin_instance *inst = NULL;
     if (variant_env) setenv("GSMOOTH_CUDA_VARIANT", variant_env, 1);
     gs_plugin_status st = d->create(&cfg, &inst, err, sizeof err);

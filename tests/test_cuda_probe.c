@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     check(why[0] != '\0', "probe explains itself in words");
     printf("probe: %s: %s\n", st == GS_PLUGIN_OK ? "available" : "unavailable", why);
 
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1};
+    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1, GS_MEMORY_HOST};
     gs_plugin_instance *inst = NULL;
     char err[512] = "";
     gs_plugin_status cs = d->create(&cfg, &inst, err, sizeof err);

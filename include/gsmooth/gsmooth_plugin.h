@@ -11,8 +11,9 @@
  * major/minor it was built against. A host refuses a plugin of another major, or of a newer
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
  * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy);
- * 1.2 appended device_count (--devices). The design's plan named 1.1 for strips already in
- * device memory, which will be 1.3.
+ * 1.2 appended device_count (--devices); 1.3 appended memories and gs_plugin_config.memory
+ * (strips already in device memory, for libgsmooth's callers; the design's plan named this
+ * 1.1 before 1.1 and 1.2 were taken).
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
@@ -66,7 +67,7 @@ extern "C" {
 #endif
 
 #define GS_PLUGIN_ABI_MAJOR 1
-#define GS_PLUGIN_ABI_MINOR 2
+#define GS_PLUGIN_ABI_MINOR 3
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
 
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
@@ -112,11 +113,24 @@ typedef enum gs_plugin_status {
 #define GS_DEPTH_U8  (1u << 0)
 #define GS_DEPTH_U16 (1u << 1)
 
+/* Where an instance's strips live (ABI 1.3), as values of gs_plugin_config.memory and bits
+ * of gs_plugin_desc.memories. */
+#define GS_MEMORY_HOST   0u        /* ordinary host memory: every plugin */
+#define GS_MEMORY_DEVICE (1u << 0) /* the memory of the instance's device (a CUDA pointer) */
+
 /* Options for one instance. */
 typedef struct gs_plugin_config {
     GS_ABI_HEADER_FIELDS;
     uint32_t threads; /* worker threads a CPU backend may use; 0 = all cores */
     int32_t device;   /* device ordinal for a GPU backend; -1 = plugin's choice */
+    /* ---- ABI 1.3 ---- */
+    /* GS_MEMORY_HOST, or GS_MEMORY_DEVICE: every strip's src and dst given to this instance
+     * are in its device's memory (column_sums stays in host memory). A host asks for it
+     * only from a plugin whose descriptor has the bit in `memories`; a plugin reads it only
+     * when struct_size covers it. A device-memory call first waits for the work queued on
+     * the device's default stream (a caller's producer), and returns with its results
+     * written (synchronous, as every call). */
+    uint32_t memory;
 } gs_plugin_config;
 
 /*
@@ -211,6 +225,13 @@ typedef struct gs_plugin_desc {
      * never depend on the device. Called only after a passing probe. Read only when
      * struct_size covers it. */
     uint32_t (*device_count)(void);
+
+    /* ---- ABI 1.3 ---- */
+
+    /* GS_MEMORY_DEVICE when `create` takes gs_plugin_config.memory = GS_MEMORY_DEVICE: the
+     * kernels then run on a caller's device buffers (no copy where the rows meet the
+     * plugin's alignment). 0: host memory only. Read only when struct_size covers it. */
+    uint32_t memories;
 } gs_plugin_desc;
 
 typedef const gs_plugin_desc *(*gs_plugin_entry_fn)(void);

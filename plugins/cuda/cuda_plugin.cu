@@ -30,6 +30,9 @@ namespace {
 constexpr int kStreams = 2;                     /* double buffering: copy-in overlaps GPU work */
 constexpr size_t kChunkBytes = (size_t)16 << 20; /* largest single buffer of a chunk */
 constexpr uint32_t kPreferredStripBytes = 64u << 20; /* four chunks: the pipeline fills */
+/* Device-memory strips whose rows the kernels take in place need no staging: a chunk is
+ * bounded by its float scratch alone, so one launch covers the strip when none is needed. */
+constexpr size_t kDirectChunkBytes = (size_t)1 << 30;
 static_assert(kStreams >= 2, "overlap needs two streams at least");
 
 enum { EV_START, EV_UPLOADED, EV_COMPUTED, EV_DOWNLOADED, EV_COUNT };
@@ -45,6 +48,7 @@ struct lane_buffers {
 
 struct gs_plugin_instance {
     int device;                       /* CUDA device ordinal */
+    bool device_memory;               /* strips are in device memory (ABI 1.3 config.memory) */
     gs_cuda_smooth_variant variant;   /* from GSMOOTH_CUDA_VARIANT at create */
     cudaStream_t stream[kStreams];    /* one per staging buffer */
     lane_buffers lane[kStreams];      /* buffers, sized by `cap_*` below */
@@ -223,6 +227,9 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
     }
     inst->device = device;
     inst->variant = variant;
+    inst->device_memory =
+        config && config->struct_size >= offsetof(gs_plugin_config, memory) + sizeof(uint32_t) &&
+        config->memory == GS_MEMORY_DEVICE;
     for (int s = 0; s < kStreams && e == cudaSuccess; ++s) {
         e = cudaStreamCreateWithFlags(&inst->stream[s], cudaStreamNonBlocking);
         for (int k = 0; k < EV_COUNT && e == cudaSuccess; ++k)
@@ -293,7 +300,30 @@ chunk_rows rows_of_chunk(const chunk_plan &p, const gs_strip *s, const strip_wor
     return r;
 }
 
-chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const strip_work &w)
+/* Where a strip's rows are read and written on the device. Host strips go through the
+ * lanes' staging; device strips are read and written in place when their rows meet the
+ * kernels' alignment (GS_CUDA_ALIGN), else copied device to device through d_in / d_out. */
+struct strip_io {
+    bool device;     /* src and dst are device pointers */
+    bool direct_in;  /* the kernels read src in place */
+    bool direct_out; /* the kernels write dst in place */
+};
+
+bool aligned_rows(const void *p, size_t stride)
+{
+    return (uintptr_t)p % GS_CUDA_ALIGN == 0 && stride % GS_CUDA_ALIGN == 0;
+}
+
+strip_io io_of(const gs_plugin_instance *inst, const gs_strip *s)
+{
+    strip_io io = {inst->device_memory, false, false};
+    io.direct_in = io.device && aligned_rows(s->src, s->src_stride);
+    io.direct_out = io.device && aligned_rows(s->dst, s->dst_stride);
+    return io;
+}
+
+chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const strip_work &w,
+                       const strip_io &io)
 {
     chunk_plan p;
     const bool axes = w.op == OP_AXES;
@@ -309,9 +339,10 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const 
     if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, w.iters);
     if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width, 1, w.iters);
     if (axes) scr_row += gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
-    size_t widest = p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
+    const bool direct = io.direct_in && io.direct_out;
+    size_t widest = direct ? 0 : p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
     if (scr_row > widest) widest = scr_row;
-    size_t rows = kChunkBytes / widest;
+    size_t rows = widest ? (direct ? kDirectChunkBytes : kChunkBytes) / widest : s->rows;
     /* A chunk's halo rows are read and computed again by its neighbour: at least two
      * halos' worth of rows written per chunk keeps that to half or less. */
     const size_t halos = 2 * (size_t)p.halo;
@@ -357,18 +388,24 @@ cudaError_t grow(gs_plugin_instance *inst, size_t *cap, size_t need, size_t offs
     return cudaSuccess;
 }
 
-cudaError_t ensure_buffers(gs_plugin_instance *inst, const chunk_plan &p)
+/* The buffers a strip's chunks use: pinned staging for host strips, device rows unless the
+ * kernels work in place, float scratch when the work needs it. */
+cudaError_t ensure_buffers(gs_plugin_instance *inst, const chunk_plan &p, const strip_io &io)
 {
     const size_t r = p.rows_per_chunk;
     const size_t in_rows = r + 2 * (size_t)p.halo < p.window_rows ? r + 2 * (size_t)p.halo : p.window_rows;
     cudaError_t e;
-    if ((e = grow(inst, &inst->cap_h_in, p.in_row * in_rows, offsetof(lane_buffers, h_in), true)))
+    if (!io.device &&
+        (e = grow(inst, &inst->cap_h_in, p.in_row * in_rows, offsetof(lane_buffers, h_in), true)))
         return e;
-    if ((e = grow(inst, &inst->cap_h_out, p.out_row * r, offsetof(lane_buffers, h_out), true)))
+    if (!io.device &&
+        (e = grow(inst, &inst->cap_h_out, p.out_row * r, offsetof(lane_buffers, h_out), true)))
         return e;
-    if ((e = grow(inst, &inst->cap_d_in, p.in_pitch * in_rows, offsetof(lane_buffers, d_in), false)))
+    if (!io.direct_in &&
+        (e = grow(inst, &inst->cap_d_in, p.in_pitch * in_rows, offsetof(lane_buffers, d_in), false)))
         return e;
-    if ((e = grow(inst, &inst->cap_d_out, p.out_pitch * r, offsetof(lane_buffers, d_out), false)))
+    if (!io.direct_out &&
+        (e = grow(inst, &inst->cap_d_out, p.out_pitch * r, offsetof(lane_buffers, d_out), false)))
         return e;
     if (p.scratch &&
         (e = grow(inst, &inst->cap_d_scr, p.scratch, offsetof(lane_buffers, d_scr), false)))
@@ -378,7 +415,7 @@ cudaError_t ensure_buffers(gs_plugin_instance *inst, const chunk_plan &p)
 
 /* Wait for chunk `c` (on lane c % kStreams), add its times, and copy its rows out. */
 cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chunk_plan &p,
-                         uint32_t c)
+                         const strip_io &io, uint32_t c)
 {
     const int k = (int)(c % kStreams);
     lane_buffers *b = &inst->lane[k];
@@ -391,6 +428,7 @@ cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chun
     inst->upload_ns += (uint64_t)(up * 1e6f);
     inst->kernel_ns += (uint64_t)(kern * 1e6f);
     inst->download_ns += (uint64_t)(down * 1e6f);
+    if (io.device) return cudaSuccess; /* its rows were written on the device */
     const uint32_t y0 = c * p.rows_per_chunk;
     const uint32_t n = s->rows - y0 < p.rows_per_chunk ? s->rows - y0 : p.rows_per_chunk;
     for (uint32_t y = 0; y < n; ++y)
@@ -400,24 +438,34 @@ cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chun
 }
 
 /* Down the columns of one chunk's window (after the passes along its rows, for xy). */
+/* A chunk's rows on the device: its window's first row (d_in) and its first row written
+ * (d_out), with their pitches. */
+struct chunk_rows_on_device {
+    const void *d_in;
+    size_t in_pitch;
+    void *d_out;
+    size_t out_pitch;
+};
+
 cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_work &w,
-                         lane_buffers *b, const chunk_rows &r, cudaStream_t stream)
+                         lane_buffers *b, const chunk_rows &r, const chunk_rows_on_device &d,
+                         cudaStream_t stream)
 {
     const uint32_t in_rows = r.in1 - r.in0;
     char *scr = (char *)b->d_scr;
     char *columns = scr + p.rows_float + p.rows_chain;
-    const void *src = b->d_in;
-    size_t src_pitch = p.in_pitch;
+    const void *src = d.d_in;
+    size_t src_pitch = d.in_pitch;
     uint32_t src_kind = s->in_bits;
     if (w.axes & GS_AXIS_X) {
-        cudaError_t e = gs_cuda_smooth_rows_float(b->d_in, p.in_pitch, (float *)scr, p.float_pitch,
+        cudaError_t e = gs_cuda_smooth_rows_float(d.d_in, d.in_pitch, (float *)scr, p.float_pitch,
                                                   s->width, in_rows, s->in_bits, w.iters,
                                                   p.rows_chain ? scr + p.rows_float : NULL,
                                                   p.rows_chain, stream);
         if (e != cudaSuccess) return e;
         src = scr, src_pitch = p.float_pitch, src_kind = 32;
     }
-    return gs_cuda_smooth_columns(src, src_pitch, src_kind, b->d_out, p.out_pitch, s->width, in_rows,
+    return gs_cuda_smooth_columns(src, src_pitch, src_kind, d.d_out, d.out_pitch, s->width, in_rows,
                                   r.above, r.rows, s->in_bits, w.iters, p.columns ? columns : NULL,
                                   p.columns, stream);
 }
@@ -425,19 +473,19 @@ cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_wor
 /* Enqueue the computation of one chunk on `stream`. */
 cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chunk_plan &p,
                           const strip_work &w, lane_buffers *b, const chunk_rows &r,
-                          cudaStream_t stream)
+                          const chunk_rows_on_device &d, cudaStream_t stream)
 {
     const uint32_t rows = r.rows, iters = w.iters;
     switch (w.op) {
-    case OP_AXES: return compute_axes(s, p, w, b, r, stream);
+    case OP_AXES: return compute_axes(s, p, w, b, r, d, stream);
     case OP_SMOOTH:
-        return gs_cuda_smooth(inst->variant, b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width,
+        return gs_cuda_smooth(inst->variant, d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width,
                               rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr, stream);
     case OP_ROWS:
-        return gs_cuda_integral_rows(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width, rows,
+        return gs_cuda_integral_rows(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
                                      s->in_bits, s->out_bits, stream);
     case OP_2D:
-        return gs_cuda_integral_2d(b->d_in, p.in_pitch, b->d_out, p.out_pitch, s->width, rows,
+        return gs_cuda_integral_2d(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
                                    s->in_bits, s->out_bits, inst->d_carry, stream);
     }
     return cudaErrorInvalidValue;
@@ -452,42 +500,58 @@ cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chu
  */
 cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_work &w)
 {
-    const chunk_plan p = plan_chunks(inst, s, w);
-    cudaError_t e = ensure_buffers(inst, p);
+    const strip_io io = io_of(inst, s);
+    const chunk_plan p = plan_chunks(inst, s, w, io);
+    cudaError_t e = ensure_buffers(inst, p, io);
+    /* A caller's producer queued its writes on the default stream (DLPack asks it to). */
+    if (e == cudaSuccess && io.device) e = cudaStreamSynchronize(cudaStreamLegacy);
     uint32_t finished = 0;
     for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
         const int k = (int)(c % kStreams);
         lane_buffers *b = &inst->lane[k];
         cudaStream_t stream = inst->stream[k];
         if (c >= (uint32_t)kStreams) {
-            e = finish_chunk(inst, s, p, c - kStreams);
+            e = finish_chunk(inst, s, p, io, c - kStreams);
             if (e != cudaSuccess) break;
             ++finished;
         }
         const chunk_rows r = rows_of_chunk(p, s, w, c);
         const uint32_t in_rows = r.in1 - r.in0;
-        for (uint32_t y = 0; y < in_rows; ++y)
-            memcpy((char *)b->h_in + (size_t)y * p.in_row,
-                   (const char *)s->src + (size_t)(r.in0 + y) * s->src_stride, p.in_row);
+        const char *src_rows = (const char *)s->src + (size_t)r.in0 * s->src_stride;
+        char *dst_rows = (char *)s->dst + (size_t)r.y0 * s->dst_stride;
+        const chunk_rows_on_device d = {
+            io.direct_in ? (const void *)src_rows : b->d_in, io.direct_in ? s->src_stride : p.in_pitch,
+            io.direct_out ? (void *)dst_rows : b->d_out, io.direct_out ? s->dst_stride : p.out_pitch};
+        if (!io.device)
+            for (uint32_t y = 0; y < in_rows; ++y)
+                memcpy((char *)b->h_in + (size_t)y * p.in_row, src_rows + (size_t)y * s->src_stride,
+                       p.in_row);
         if ((e = cudaEventRecord(b->ev[EV_START], stream))) break;
-        if ((e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, b->h_in, p.in_row, p.in_row, in_rows,
-                                   cudaMemcpyHostToDevice, stream)))
+        if (!io.direct_in &&
+            (e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, io.device ? (const void *)src_rows : b->h_in,
+                                   io.device ? s->src_stride : p.in_row, p.in_row, in_rows,
+                                   io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
+                                   stream)))
             break;
         if ((e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
         if (w.op == OP_2D && c > 0) {
             const lane_buffers *prev = &inst->lane[(c - 1) % kStreams];
             if ((e = cudaStreamWaitEvent(stream, prev->ev[EV_COMPUTED], 0))) break;
         }
-        if ((e = compute_chunk(inst, s, p, w, b, r, stream))) break;
+        if ((e = compute_chunk(inst, s, p, w, b, r, d, stream))) break;
         if ((e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
-        if ((e = cudaMemcpy2DAsync(b->h_out, p.out_row, b->d_out, p.out_pitch, p.out_row, r.rows,
-                                   cudaMemcpyDeviceToHost, stream)))
+        if (!io.direct_out &&
+            (e = cudaMemcpy2DAsync(io.device ? (void *)dst_rows : b->h_out,
+                                   io.device ? s->dst_stride : p.out_row, b->d_out, p.out_pitch,
+                                   p.out_row, r.rows,
+                                   io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
+                                   stream)))
             break;
         if ((e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
     }
     if (e == cudaSuccess) {
         for (uint32_t c = finished; c < p.chunks && e == cudaSuccess; ++c)
-            e = finish_chunk(inst, s, p, c);
+            e = finish_chunk(inst, s, p, io, c);
     }
     for (int k = 0; k < kStreams; ++k) cudaStreamSynchronize(inst->stream[k]);
     return e;
@@ -510,6 +574,16 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
                               GS_PLUGIN_MAX_ITERS);
+    if (iters == 0 && inst->device_memory) { /* the input unchanged, device to device */
+        cudaError_t e = cudaSetDevice(inst->device);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
+        if (e == cudaSuccess)
+            e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride,
+                                  (size_t)s->width * (s->in_bits / 8), s->rows,
+                                  cudaMemcpyDeviceToDevice, inst->stream[0]);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(inst->stream[0]);
+        return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "copying", e);
+    }
     if (iters == 0) { /* the input unchanged: no device round trip */
         for (uint32_t y = 0; y < s->rows; ++y)
             memcpy((char *)s->dst + (size_t)y * s->dst_stride,
@@ -560,9 +634,15 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
     }
     if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_2D, 0, 0, 0, 0});
     if (e != cudaSuccess) return fail_cuda(err, err_size, "integral 2d", e);
-    /* The carry becomes the strip's last table row, which the host already holds. */
-    memcpy(column_sums, (const char *)s->dst + (size_t)(s->rows - 1) * s->dst_stride, bytes);
-    return GS_PLUGIN_OK;
+    /* The carry becomes the strip's last table row, which the host already holds (or which
+     * the device holds, for device strips). */
+    const char *last = (const char *)s->dst + (size_t)(s->rows - 1) * s->dst_stride;
+    if (!inst->device_memory) {
+        memcpy(column_sums, last, bytes);
+        return GS_PLUGIN_OK;
+    }
+    e = cudaMemcpy(column_sums, last, bytes, cudaMemcpyDeviceToHost);
+    return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "integral 2d", e);
 }
 
 gs_plugin_status cuda_smooth_axes(gs_plugin_instance *inst, const gs_strip *s, uint32_t axes,
@@ -624,6 +704,7 @@ const gs_plugin_desc cuda_descriptor = {
     cuda_timings,
     cuda_smooth_axes,
     cuda_device_count,
+    GS_MEMORY_DEVICE,
 };
 
 } /* namespace */

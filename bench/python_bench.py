@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""python_bench.py: the Python module against its anchors, measured in the same run: numpy arrays (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d, torch.cumsum, and the plugin's kernel time from gsmooth_gpu_bench's log).
+
+Usage: python3 bench/python_bench.py [--size N] [--cuda-size N] [--kernel-log BENCH_LOG]
+Each line prints gsmooth's median, the anchor's, and anchor / gsmooth. Targets (DESIGN.md):
+in memory 4096^2 K=3 >= 20x scipy; a 16384^2 torch CUDA tensor at K=3 <= 1.2x the kernel.
+"""
+import re
+import sys
+import time
+
+import numpy as np
+
+import gsmooth
+
+WARMUP, REPS = 2, 9
+
+
+def median_ms(fn, reps=REPS):
+    for _ in range(WARMUP):
+        fn()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def photo_like(n, rng):
+    """Gradient plus noise, like the GPU bench's image (never zeros)."""
+    y = np.arange(n, dtype=np.int32)[:, None]
+    x = np.arange(n, dtype=np.int32)[None, :]
+    noise = rng.integers(-24, 25, size=(n, n), dtype=np.int32)
+    return np.clip(x * 160 // n + y * 80 // n + noise, 0, 255).astype(np.uint8)
+
+
+def line(what, ms, anchor=None, anchor_ms=None, target=""):
+    text = f"{what:<44} gsmooth {ms:9.3f} ms"
+    if anchor_ms:
+        text += f"   {anchor:<30} {anchor_ms:9.3f} ms   {anchor_ms / ms:7.1f}x"
+    print(text + (f"   target {target}" if target else ""), flush=True)
+
+
+def bench_host(n, rng):
+    a = photo_like(n, rng)
+    print(f"== numpy arrays, {n}x{n} u8, {gsmooth.backends()[0]['probe']}")
+    ms = median_ms(lambda: gsmooth.smooth(a, 3, backend="cpu"))
+    f = a.astype(np.float32)
+    anchors = []
+    try:
+        from scipy.ndimage import uniform_filter1d
+
+        def scipy3():
+            g = f
+            for _ in range(3):
+                g = uniform_filter1d(g, 3, axis=1, mode="nearest")
+            return g
+        anchors.append(("scipy uniform_filter1d x3", median_ms(scipy3, 5), ">= 20x"))
+    except ImportError as e:
+        print(f"scipy anchor skipped: {e}")
+    try:
+        import cv2
+
+        def cv3():
+            g = f
+            for _ in range(3):
+                g = cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
+            return g
+        anchors.append(("cv2.blur x3 (float32)", median_ms(cv3), ""))
+    except ImportError as e:
+        print(f"OpenCV anchor skipped: {e}")
+    for name, anchor_ms, target in anchors or [(None, None, "")]:
+        line(f"smooth K=3 {n}^2 (numpy in, numpy out)", ms, name, anchor_ms, target)
+    ms = median_ms(lambda: gsmooth.integral(a, "rows", backend="cpu"))
+    line(f"integral rows {n}^2", ms, "np.cumsum(axis=1, uint32)",
+         median_ms(lambda: np.cumsum(a, axis=1, dtype=np.uint32)))
+    ms = median_ms(lambda: gsmooth.integral(a, "2d", backend="cpu"))
+    line(f"integral 2d {n}^2", ms, "np.cumsum twice (uint32)",
+         median_ms(lambda: np.cumsum(np.cumsum(a, axis=0, dtype=np.uint32), axis=1)))
+
+
+def kernel_ms(log, op, impl):
+    """A row of gsmooth_gpu_bench's table: `op` by `impl`, its milliseconds."""
+    try:
+        text = open(log).read()
+    except OSError:
+        return None
+    for row in text.splitlines():
+        if row.startswith(op + " ") and impl in row:
+            m = re.search(re.escape(impl) + r"\s+([0-9.]+)", row)
+            if m:
+                return float(m.group(1))
+    return None
+
+
+def bench_cuda(n, log):
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError as e:
+        print(f"== torch CUDA tensors: skipped ({e})")
+        return
+    if not torch.cuda.is_available():
+        print("== torch CUDA tensors: skipped (no CUDA device)")
+        return
+    print(f"== torch CUDA tensors, {n}x{n} u8 on {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    rng = np.random.default_rng(1)
+    t = torch.from_numpy(photo_like(n, rng)).to("cuda")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def cuda_ms(fn, reps=REPS):
+        for _ in range(WARMUP):
+            fn()
+        times = []
+        for _ in range(reps):
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        times.sort()
+        return times[len(times) // 2]
+
+    def pool3():
+        x = t.view(n, 1, n).float()
+        for _ in range(3):
+            x = F.avg_pool1d(F.pad(x, (1, 1), mode="replicate"), 3, stride=1)
+        return x.round().to(torch.uint8)
+
+    ms = cuda_ms(lambda: gsmooth.smooth(t, 3))
+    wall = median_ms(lambda: gsmooth.smooth(t, 3))
+    line(f"smooth K=3 {n}^2 (torch CUDA in and out)", ms, "torch avg_pool1d x3", cuda_ms(pool3, 5), ">= 20x")
+    print(f"{'':44} wall clock around the call: {wall:.3f} ms")
+    k = kernel_ms(log, "smooth K=3", "registers (plugin default)") if log else None
+    if k:
+        print(f"{'':44} kernel alone (gsmooth_gpu_bench, same run) {k:.3f} ms: call / kernel = "
+              f"{ms / k:.2f}x (target <= 1.2x)")
+    ms = cuda_ms(lambda: gsmooth.smooth(t, 50))
+    line(f"smooth K=50 {n}^2 (torch CUDA)", ms)
+    ms = cuda_ms(lambda: gsmooth.integral(t, "rows"))
+    line(f"integral rows {n}^2 (torch CUDA)", ms, "torch.cumsum(dim=1)",
+         cuda_ms(lambda: torch.cumsum(t, dim=1, dtype=torch.int32)))
+    k = kernel_ms(log, "integral rows u8->u32", "warp-shuffle scan") if log else None
+    if k:
+        print(f"{'':44} kernel alone (gsmooth_gpu_bench) {k:.3f} ms: call / kernel = {ms / k:.2f}x")
+
+
+def main():
+    args = sys.argv[1:]
+    opt = lambda name, default: args[args.index(name) + 1] if name in args else default
+    bench_host(int(opt("--size", 4096)), np.random.default_rng(0))
+    bench_cuda(int(opt("--cuda-size", 16384)), opt("--kernel-log", None))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+/* gsmooth.h: libgsmooth, gsmooth's pipeline as a C library: a context (backend, threads, devices), smoothing and integrals on caller buffers in host or CUDA device memory, and file to file. */
+#ifndef GSMOOTH_H
+#define GSMOOTH_H
+
+/*
+ * Link with `pkg-config --cflags --libs gsmooth` (shared) or `--static` (libgsmooth.a).
+ * Backends are plugins (gsmooth_plugin.h), found in this order: the context's plugin_dir,
+ * each GSMOOTH_PLUGIN_PATH entry, <dir of libgsmooth.so>/gsmooth/plugins, then
+ * <dir of the executable>/../lib/gsmooth/plugins. The arithmetic is the one
+ * gsmooth_plugin.h states, bit for bit on every backend.
+ *
+ * Errors. Every call that can fail returns a gsmooth_status and writes one line of text,
+ * NUL-terminated and truncated to fit, into the caller's `err` of `err_size` bytes (err may
+ * be NULL when err_size is 0). The messages are the command line's. The library never
+ * prints, exits or aborts; notes (a colour image converted, a backend fallback) go to the
+ * context's `note` callback when one is given.
+ *
+ * Threading. Every function may be called from any thread. Calls on one context run one
+ * at a time: the context holds a lock for the length of each call. Use one context per
+ * thread to compute at once; contexts share nothing. A context's backend instances (a
+ * CUDA device context, its buffers) are made on first use and kept until
+ * gsmooth_context_destroy, so a long-lived context pays device start-up once.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSMOOTH_VERSION_MAJOR 0
+#define GSMOOTH_VERSION_MINOR 2
+#define GSMOOTH_VERSION_PATCH 0
+
+#if defined(_WIN32)
+#define GSMOOTH_API __declspec(dllexport)
+#else
+#define GSMOOTH_API __attribute__((visibility("default")))
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+GSMOOTH_API const char *gsmooth_version(void);
+
+/* Status codes; the command line exits 2 for GSMOOTH_ERR_USAGE and 1 for the others. */
+typedef enum gsmooth_status {
+    GSMOOTH_OK = 0,
+    GSMOOTH_ERR_USAGE = 1,     /* a bad argument: sizes, depth, passes, a null pointer */
+    GSMOOTH_ERR_IO = 2,        /* cannot open, read, write, rename */
+    GSMOOTH_ERR_FORMAT = 3,    /* not an image, corrupt or truncated, unsupported variant */
+    GSMOOTH_ERR_TOO_LARGE = 4, /* over max_pixels, or size arithmetic would overflow */
+    GSMOOTH_ERR_NOMEM = 5,     /* host or device memory exhausted */
+    GSMOOTH_ERR_BACKEND = 6    /* no backend for the work, or the backend failed */
+} gsmooth_status;
+
+/* Bytes that hold any message the library writes. */
+#define GSMOOTH_ERR_SIZE 1024
+
+/* Most smoothing passes (the plugin ABI's limit). */
+#define GSMOOTH_MAX_ITERS 100000u
+
+/* ---- contexts ---- */
+
+typedef struct gsmooth_context gsmooth_context; /* opaque */
+
+typedef struct gsmooth_context_options {
+    uint32_t struct_size;   /* sizeof(gsmooth_context_options): set by _init */
+    const char *backend;    /* "auto" (or NULL), "cpu", "cuda", or a path to a plugin .so */
+    const char *plugin_dir; /* searched before the usual places; NULL: none */
+    unsigned threads;       /* CPU threads a call may use; 0: every CPU this process may use */
+    const char *devices;    /* "all" or "0,1,...": devices file calls spread strips over;
+                               NULL: the backend's choice (device 0) */
+    /* Notes about a file or a fallback, one line each (NULL: dropped). Called on the
+     * calling thread, or on a pipeline thread during a file call. */
+    void (*note)(void *user, const char *file, const char *message);
+    void *note_user;        /* passed to note */
+} gsmooth_context_options;
+
+/* Fill `o` with the defaults: auto backend, every CPU, no notes. */
+GSMOOTH_API void gsmooth_context_options_init(gsmooth_context_options *o);
+
+/* Make a context. Finds the plugins (loading them, not starting any device). */
+GSMOOTH_API gsmooth_status gsmooth_context_create(const gsmooth_context_options *o,
+                                                  gsmooth_context **out, char *err,
+                                                  size_t err_size);
+/* Free a context and its backend instances. NULL is a no-op. */
+GSMOOTH_API void gsmooth_context_destroy(gsmooth_context *ctx);
+
+/* What a context found: one backend plugin. Strings live as long as the context. */
+typedef struct gsmooth_backend_info {
+    const char *name;        /* "cpu", "cuda", ... */
+    const char *version;     /* the plugin's version */
+    const char *description; /* one line */
+    const char *path;        /* the file it was loaded from */
+    int available;           /* its probe passed: it can run here */
+    const char *probe;       /* the probe's words: the reason, or what was found */
+    uint32_t devices;        /* devices it can use (0: a backend without devices) */
+    int device_memory;       /* takes buffers in its device's memory (CUDA pointers) */
+} gsmooth_backend_info;
+
+/* Backends found, in search order (the first of a name wins; files that failed to load
+ * are left out). gsmooth_context_backend probes backend i (a CUDA probe starts a device
+ * context: tens to hundreds of milliseconds, once). */
+GSMOOTH_API size_t gsmooth_context_backend_count(gsmooth_context *ctx);
+GSMOOTH_API gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i,
+                                                   gsmooth_backend_info *out, char *err,
+                                                   size_t err_size);
+
+/* ---- buffers ---- */
+
+typedef enum gsmooth_memory {
+    GSMOOTH_MEMORY_HOST = 0, /* ordinary memory */
+    GSMOOTH_MEMORY_CUDA = 1  /* a CUDA device pointer on `device` */
+} gsmooth_memory;
+
+/* A 2-D image or result: `height` rows of `width` samples of `bits` bits, native-endian and
+ * contiguous within a row, row y at (char *)data + y * stride. */
+typedef struct gsmooth_image {
+    void *data;            /* first sample of row 0 */
+    size_t stride;         /* bytes from one row to the next, >= width * bits / 8 */
+    uint32_t width, height; /* >= 1 each */
+    uint32_t bits;         /* 8 or 16 for samples; 32 or 64 for integral results */
+    gsmooth_memory memory; /* where data lives; source and result in the same place */
+    int32_t device;        /* the CUDA device ordinal, for GSMOOTH_MEMORY_CUDA */
+} gsmooth_image;
+
+/* Axes for smoothing, as bits. */
+#define GSMOOTH_AXIS_X 1u /* along each row */
+#define GSMOOTH_AXIS_Y 2u /* down each column */
+
+/* Smooth `src` into `dst` (same size and depth; they must not overlap): `iters` passes
+ * (0..GSMOOTH_MAX_ITERS) along each axis in `axes` (0 means X). Host buffers run on the
+ * context's backend (auto: CUDA for large work when it can run, else the CPU); CUDA
+ * buffers run on their own device with a backend that takes device memory, without a
+ * copy when base and stride are multiples of 16 bytes. */
+GSMOOTH_API gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
+                                          const gsmooth_image *dst, uint32_t iters,
+                                          uint32_t axes, char *err, size_t err_size);
+
+typedef enum gsmooth_integral_mode {
+    GSMOOTH_INTEGRAL_ROWS = 0, /* prefix sums along each row */
+    GSMOOTH_INTEGRAL_2D = 1    /* summed-area table */
+} gsmooth_integral_mode;
+
+/* The result's bits for an integral of a width x height image of in_bits samples: 32 or
+ * 64, so that no sum overflows (0 for a bad mode or depth). */
+GSMOOTH_API uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits,
+                                           uint32_t width, uint32_t height);
+
+/* Integral of `src` into `dst` (same size, bits = gsmooth_integral_bits). */
+GSMOOTH_API gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
+                                            const gsmooth_image *dst,
+                                            gsmooth_integral_mode mode, char *err,
+                                            size_t err_size);
+
+/* ---- file to file: the command line's pipeline ---- */
+
+typedef enum gsmooth_work_kind {
+    GSMOOTH_WORK_SMOOTH = 0,
+    GSMOOTH_WORK_INTEGRAL_ROWS = 1,
+    GSMOOTH_WORK_INTEGRAL_2D = 2
+} gsmooth_work_kind;
+
+typedef struct gsmooth_file_options {
+    uint32_t struct_size;   /* sizeof(gsmooth_file_options): set by _init */
+    gsmooth_work_kind kind; /* smoothing or an integral */
+    uint32_t iters;         /* smoothing passes (default 3) */
+    uint32_t axes;          /* GSMOOTH_AXIS_* (0: X) */
+    uint32_t depth;         /* smoothing output bits: 0 = the input's, 8 or 16 */
+    uint64_t max_pixels;    /* larger images are refused before any pixel memory (2^30) */
+} gsmooth_file_options;
+
+/* Fill `o` with the command line's defaults: smooth, 3 passes along X, input depth. */
+GSMOOTH_API void gsmooth_file_options_init(gsmooth_file_options *o);
+
+/* What a file call learnt, and where its time went (nanoseconds). */
+typedef struct gsmooth_file_result {
+    uint32_t width, height, bits; /* the input (0 until known) */
+    const char *backend;          /* the backend that ran it (static string), or NULL */
+    uint64_t decode_ns, upload_ns, kernel_ns, download_ns, encode_ns, total_ns;
+} gsmooth_file_result;
+
+/* Read `input` (PNG, JPEG, TIFF, PGM/PPM, BMP, GIF, ...; "-": standard input), compute, and
+ * write `output` (its extension picks the format; "-": standard output). The output
+ * appears only if everything succeeded: it is written to a temporary file beside it and
+ * renamed into place, and an existing file is left untouched on failure. Strips spread
+ * over the context's devices. `result` may be NULL. */
+GSMOOTH_API gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
+                                        const char *input, const char *output,
+                                        gsmooth_file_result *result, char *err,
+                                        size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSMOOTH_H */

@@ -1,0 +1,248 @@
+/* buffers.c: libgsmooth on caller buffers: smoothing and integrals of images in host memory (spread over the context's devices) or in a CUDA device's memory (in place, no copy). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "library.h"
+#include "pipeline.h"
+
+/* What one buffer call computes. */
+typedef struct buffer_work {
+    gs_mode mode;    /* smoothing or an integral */
+    uint32_t iters;  /* smoothing passes */
+    uint32_t axes;   /* smoothing axes, GS_AXIS_* */
+    uint32_t op;     /* the GS_OP_* it needs */
+} buffer_work;
+
+static size_t row_bytes(const gsmooth_image *im) { return (size_t)im->width * (im->bits / 8); }
+
+/* The bytes an image spans: every row's stride but the last, which needs only its samples. */
+static size_t span_bytes(const gsmooth_image *im)
+{
+    return (size_t)(im->height - 1) * im->stride + row_bytes(im);
+}
+
+static gs_status check_image(const gsmooth_image *im, const char *what, char *err, size_t err_size)
+{
+    if (!im || !im->data) return gs_fail(err, err_size, GS_ERR_USAGE, "%s: no data", what);
+    if (im->width == 0 || im->height == 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: empty image (%ux%u)", what, im->width, im->height);
+    if (im->memory != GSMOOTH_MEMORY_HOST && im->memory != GSMOOTH_MEMORY_CUDA)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: unknown memory kind %d", what, (int)im->memory);
+    const size_t sample = im->bits / 8;
+    if (sample > 1 && ((uintptr_t)im->data % sample || im->stride % sample))
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "%s: %u-bit values must start on %zu-byte boundaries (data and stride)", what,
+                       im->bits, sample);
+    if (im->stride < row_bytes(im))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: row stride %zu is below one row (%zu bytes)",
+                       what, im->stride, row_bytes(im));
+    if (im->height > 1 && im->stride > (SIZE_MAX - row_bytes(im)) / (im->height - 1))
+        return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "%s: %ux%u rows of stride %zu overflow", what,
+                       im->width, im->height, im->stride);
+    return GS_OK;
+}
+
+/* Source and result: valid, the same size, in the same memory, not overlapping. */
+static gs_status check_pair(const gsmooth_image *src, const gsmooth_image *dst, uint32_t dst_bits,
+                            char *err, size_t err_size)
+{
+    gs_status rc = check_image(src, "source", err, err_size);
+    if (rc == GS_OK) rc = check_image(dst, "result", err, err_size);
+    if (rc != GS_OK) return rc;
+    if (src->bits != 8 && src->bits != 16)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "source: %u-bit samples; gsmooth takes 8 or 16",
+                       src->bits);
+    if (dst->width != src->width || dst->height != src->height)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "result is %ux%u, the source %ux%u", dst->width,
+                       dst->height, src->width, src->height);
+    if (dst->bits != dst_bits)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "result has %u-bit values; this needs %u",
+                       dst->bits, dst_bits);
+    if (dst->memory != src->memory ||
+        (src->memory == GSMOOTH_MEMORY_CUDA && src->device != dst->device))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "source and result are in different memories");
+    const char *s = src->data, *d = dst->data;
+    if (s < d + span_bytes(dst) && d < s + span_bytes(src))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "source and result overlap");
+    return GS_OK;
+}
+
+static gs_status backend_failed(const gs_plugin_desc *d, gs_plugin_status prc, const char *msg,
+                                char *err, size_t err_size)
+{
+    return gs_fail(err, err_size,
+                   prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM
+                   : prc == GS_PLUGIN_ERR_INVALID ? GS_ERR_USAGE : GS_ERR_BACKEND,
+                   "backend %s failed: %s", d->name, msg[0] ? msg : "no reason given");
+}
+
+/* Rows [y0, y0 + rows) of the image on one instance. Smoothing down columns reads up to
+ * `iters` rows more on each side (the plugin ABI's halo rule), so the rows written are
+ * exactly those of the whole image. */
+static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, const buffer_work *w,
+                          const gsmooth_image *src, const gsmooth_image *dst, uint32_t y0,
+                          uint32_t rows, char *err, size_t err_size)
+{
+    const uint32_t above = w->op == GS_OP_SMOOTH_AXES ? (y0 < w->iters ? y0 : w->iters) : 0;
+    const uint32_t left = src->height - (y0 + rows);
+    const uint32_t below = w->op == GS_OP_SMOOTH_AXES ? (left < w->iters ? left : w->iters) : 0;
+    gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), src->width, rows, src->bits, dst->bits,
+                      (const char *)src->data + (size_t)(y0 - above) * src->stride, src->stride,
+                      (char *)dst->data + (size_t)y0 * dst->stride, dst->stride};
+    char msg[GS_ERR_SIZE] = "";
+    gs_plugin_status prc;
+    void *column_sums = NULL;
+    switch (w->op) {
+    case GS_OP_INTEGRAL_ROWS: prc = d->integral_rows(inst, &strip, msg, sizeof msg); break;
+    case GS_OP_INTEGRAL_2D:
+        column_sums = calloc(src->width, dst->bits / 8);
+        if (!column_sums) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+        prc = d->integral_2d(inst, &strip, column_sums, msg, sizeof msg);
+        free(column_sums);
+        break;
+    case GS_OP_SMOOTH_AXES:
+        prc = d->smooth_axes(inst, &strip, w->axes, above, below, w->iters, msg, sizeof msg);
+        break;
+    default: prc = d->smooth_rows(inst, &strip, w->iters, msg, sizeof msg); break;
+    }
+    return prc == GS_PLUGIN_OK ? GS_OK : backend_failed(d, prc, msg, err, err_size);
+}
+
+/* A band of rows for one lane (device) of a host-memory call. */
+typedef struct band {
+    gsmooth_context *ctx;
+    const gs_plugin_desc *desc;
+    gs_plugin_instance *instance; /* lane 0's comes from select; the others make their own */
+    unsigned lane;
+    const buffer_work *work;
+    const gsmooth_image *src, *dst;
+    uint32_t y0, rows;
+    gs_status rc;
+    char err[GS_ERR_SIZE];
+} band;
+
+static void *run_band(void *arg)
+{
+    band *b = arg;
+    if (!b->instance)
+        b->rc = gs_worker_lane(&b->ctx->worker, b->lane, b->desc, &b->instance, b->err, sizeof b->err);
+    if (b->rc == GS_OK)
+        b->rc = run_rows(b->desc, b->instance, b->work, b->src, b->dst, b->y0, b->rows, b->err,
+                         sizeof b->err);
+    return NULL;
+}
+
+/* Host memory: the backend auto picks for the work, the rows cut into one band per device
+ * the context uses (the 2d table's columns run top to bottom: one band). */
+static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+                          const gsmooth_image *dst, char *err, size_t err_size)
+{
+    const uint32_t axis_count = w->axes == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
+    const uint64_t passes = w->mode != GS_MODE_SMOOTH || w->iters == 0 ? 1u : (uint64_t)w->iters * axis_count;
+    const gs_plugin_desc *d = NULL;
+    gs_plugin_instance *inst = NULL;
+    gs_status rc = gs_worker_select(&ctx->worker, w->op, (uint64_t)src->width * src->height * passes,
+                                    &d, &inst, err, err_size);
+    if (rc != GS_OK) return rc;
+    if (!(d->depths & (src->bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples",
+                       d->name, src->bits);
+    const size_t align = d->alignment;
+    if ((uintptr_t)src->data % align || src->stride % align || (uintptr_t)dst->data % align ||
+        dst->stride % align)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "backend %s needs rows aligned to %zu bytes",
+                       d->name, align);
+    unsigned lanes = w->op == GS_OP_INTEGRAL_2D ? 1u : gs_worker_lanes(&ctx->worker, d);
+    if (lanes > src->height) lanes = src->height;
+    if (lanes > GS_MAX_LANES) lanes = GS_MAX_LANES;
+    if (lanes <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
+
+    band bands[GS_MAX_LANES];
+    pthread_t threads[GS_MAX_LANES];
+    int started[GS_MAX_LANES] = {0};
+    const uint32_t per = (src->height + lanes - 1) / lanes;
+    for (unsigned l = 0; l < lanes; ++l) {
+        const uint32_t y0 = l * per;
+        bands[l] = (band){ctx, d, l == 0 ? inst : NULL, l, w, src, dst, y0,
+                          y0 >= src->height ? 0 : (src->height - y0 < per ? src->height - y0 : per),
+                          GS_OK, ""};
+    }
+    for (unsigned l = 1; l < lanes; ++l)
+        if (bands[l].rows) started[l] = pthread_create(&threads[l], NULL, run_band, &bands[l]) == 0;
+    run_band(&bands[0]);
+    rc = bands[0].rc;
+    if (rc != GS_OK) gs_fail(err, err_size, rc, "%s", bands[0].err);
+    for (unsigned l = 1; l < lanes; ++l) {
+        if (!bands[l].rows) continue;
+        if (started[l]) {
+            pthread_join(threads[l], NULL);
+        } else {
+            run_band(&bands[l]); /* no thread to spare: this one does it */
+        }
+        if (rc == GS_OK && bands[l].rc != GS_OK) rc = gs_fail(err, err_size, bands[l].rc, "%s", bands[l].err);
+    }
+    return rc;
+}
+
+/* CUDA memory: a backend that takes device memory, on the buffers' device, in one call. */
+static gs_status run_device(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+                            const gsmooth_image *dst, char *err, size_t err_size)
+{
+    const gs_plugin_desc *d = NULL;
+    gs_plugin_instance *inst = NULL;
+    if (src->device < 0)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
+    gs_status rc = gs_worker_device_memory(&ctx->worker, w->op, src->device, &d, &inst, err, err_size);
+    if (rc != GS_OK) return rc;
+    if (!(d->depths & (src->bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
+        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples",
+                       d->name, src->bits);
+    return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
+}
+
+static gsmooth_status run(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+                          const gsmooth_image *dst, uint32_t dst_bits, char *err, size_t err_size)
+{
+    if (!ctx) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null context"));
+    gs_status rc = check_pair(src, dst, dst_bits, err, err_size);
+    if (rc != GS_OK) return gs_public_status(rc);
+    pthread_mutex_lock(&ctx->call);
+    rc = src->memory == GSMOOTH_MEMORY_CUDA ? run_device(ctx, w, src, dst, err, err_size)
+                                           : run_host(ctx, w, src, dst, err, err_size);
+    pthread_mutex_unlock(&ctx->call);
+    return gs_public_status(rc);
+}
+
+gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
+                              const gsmooth_image *dst, uint32_t iters, uint32_t axes, char *err,
+                              size_t err_size)
+{
+    gs_status rc = gs_check_smoothing(iters, axes, err, err_size);
+    if (rc != GS_OK) return gs_public_status(rc);
+    if (!axes) axes = GSMOOTH_AXIS_X;
+    buffer_work w = {GS_MODE_SMOOTH, iters, axes, axes & GS_AXIS_Y ? GS_OP_SMOOTH_AXES : GS_OP_SMOOTH_ROWS};
+    return run(ctx, &w, src, dst, src ? src->bits : 0, err, err_size);
+}
+
+uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits, uint32_t width,
+                               uint32_t height)
+{
+    if (in_bits != 8 && in_bits != 16) return 0;
+    if (mode == GSMOOTH_INTEGRAL_ROWS) return gs_integral_rows_bits(in_bits, width);
+    if (mode == GSMOOTH_INTEGRAL_2D) return gs_integral_2d_bits(in_bits, width, height);
+    return 0;
+}
+
+gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
+                                const gsmooth_image *dst, gsmooth_integral_mode mode, char *err,
+                                size_t err_size)
+{
+    if (mode != GSMOOTH_INTEGRAL_ROWS && mode != GSMOOTH_INTEGRAL_2D)
+        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "--integral takes 'rows' or '2d', not mode %d", (int)mode));
+    const int rows = mode == GSMOOTH_INTEGRAL_ROWS;
+    buffer_work w = {rows ? GS_MODE_INTEGRAL_ROWS : GS_MODE_INTEGRAL_2D, 0, 0,
+                     rows ? GS_OP_INTEGRAL_ROWS : GS_OP_INTEGRAL_2D};
+    const uint32_t bits = src ? gsmooth_integral_bits(mode, src->bits, src->width, src->height) : 0;
+    return run(ctx, &w, src, dst, bits, err, err_size);
+}

@@ -1,0 +1,140 @@
+/* context.c: libgsmooth's contexts: options, plugin discovery, the backends a context found, and the version. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "library.h"
+
+_Static_assert((int)GSMOOTH_ERR_USAGE == (int)GS_ERR_USAGE && (int)GSMOOTH_ERR_IO == (int)GS_ERR_IO &&
+                   (int)GSMOOTH_ERR_FORMAT == (int)GS_ERR_FORMAT &&
+                   (int)GSMOOTH_ERR_TOO_LARGE == (int)GS_ERR_TOO_LARGE &&
+                   (int)GSMOOTH_ERR_NOMEM == (int)GS_ERR_NOMEM &&
+                   (int)GSMOOTH_ERR_BACKEND == (int)GS_ERR_BACKEND,
+               "public and internal status codes agree");
+
+#define GS_STR2(x) #x
+#define GS_STR(x) GS_STR2(x)
+
+const char *gsmooth_version(void)
+{
+    return GS_STR(GSMOOTH_VERSION_MAJOR) "." GS_STR(GSMOOTH_VERSION_MINOR) "." GS_STR(GSMOOTH_VERSION_PATCH);
+}
+
+gsmooth_status gs_public_status(gs_status rc) { return (gsmooth_status)rc; }
+
+gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size)
+{
+    if (iters > GS_PLUGIN_MAX_ITERS)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "--iters takes a whole number from 0 to %u, not '%u'",
+                       GS_PLUGIN_MAX_ITERS, iters);
+    if (axes & ~(uint32_t)(GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y))
+        return gs_fail(err, err_size, GS_ERR_USAGE, "--axis takes x, y or xy, not bits %u", axes);
+    return GS_OK;
+}
+
+void gs_context_note(void *context, const char *file, const char *message)
+{
+    const gsmooth_context *ctx = context;
+    if (ctx->note) ctx->note(ctx->note_user, file, message);
+}
+
+/* The session's fallback note ("CUDA backend unavailable ...; using the CPU"). */
+static void context_message(void *context, const char *line) { gs_context_note(context, NULL, line); }
+
+void gsmooth_context_options_init(gsmooth_context_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->backend = "auto";
+}
+
+gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_context **out,
+                                      char *err, size_t err_size)
+{
+    if (!out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null context pointer"));
+    *out = NULL;
+    gsmooth_context_options defaults;
+    gsmooth_context_options_init(&defaults);
+    if (!o) o = &defaults;
+    if (o->struct_size < sizeof *o)
+        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE,
+                                        "context options of %u bytes: call gsmooth_context_options_init",
+                                        o->struct_size));
+    const char *backend = o->backend && *o->backend ? o->backend : "auto";
+    gs_device_choice devices;
+    memset(&devices, 0, sizeof devices);
+    if (o->devices) {
+        gs_status rc = gs_device_choice_parse(o->devices, &devices, err, err_size);
+        if (rc != GS_OK) return gs_public_status(rc);
+    }
+    gsmooth_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return gs_public_status(gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory"));
+    if (strlen(backend) >= sizeof ctx->backend) {
+        free(ctx);
+        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "backend name too long"));
+    }
+    strcpy(ctx->backend, backend);
+    ctx->note = o->note;
+    ctx->note_user = o->note_user;
+    gs_status rc = gs_session_open(&ctx->session, ctx->backend, o->plugin_dir, context_message, err,
+                                   err_size);
+    if (rc != GS_OK) {
+        gs_session_close(&ctx->session);
+        free(ctx);
+        return gs_public_status(rc);
+    }
+    ctx->session.message_user = ctx;
+    ctx->session.devices = devices;
+    gs_worker_init(&ctx->worker, &ctx->session, o->threads);
+    pthread_mutex_init(&ctx->call, NULL);
+    *out = ctx;
+    return GSMOOTH_OK;
+}
+
+void gsmooth_context_destroy(gsmooth_context *ctx)
+{
+    if (!ctx) return;
+    gs_worker_release(&ctx->worker);
+    gs_session_close(&ctx->session);
+    pthread_mutex_destroy(&ctx->call);
+    free(ctx);
+}
+
+/* The i-th backend that loaded (files that failed to load are left out). */
+static gs_backend *loaded_backend(gsmooth_context *ctx, size_t i)
+{
+    for (size_t k = 0; k < ctx->session.list.count; ++k)
+        if (ctx->session.list.items[k].desc && i-- == 0) return &ctx->session.list.items[k];
+    return NULL;
+}
+
+size_t gsmooth_context_backend_count(gsmooth_context *ctx)
+{
+    size_t n = 0;
+    if (!ctx) return 0;
+    while (loaded_backend(ctx, n)) ++n;
+    return n;
+}
+
+gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_backend_info *out,
+                                       char *err, size_t err_size)
+{
+    if (!ctx || !out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
+    pthread_mutex_lock(&ctx->call);
+    pthread_mutex_lock(&ctx->session.lock); /* probes of the shared list run under it */
+    gs_backend *b = loaded_backend(ctx, i);
+    if (b) gs_backend_probe(b);
+    pthread_mutex_unlock(&ctx->session.lock);
+    pthread_mutex_unlock(&ctx->call);
+    if (!b) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i));
+    out->name = b->desc->name;
+    out->version = b->desc->version;
+    out->description = b->desc->description;
+    out->path = b->path;
+    out->available = b->available;
+    out->probe = b->probe_msg;
+    out->devices = b->devices;
+    out->device_memory = (b->memories & GS_MEMORY_DEVICE) != 0;
+    return GSMOOTH_OK;
+}

@@ -1,0 +1,68 @@
+/* files.c: libgsmooth file to file: one image through the streaming pipeline (decode, backend strips over the context's devices, encode). */
+#include <string.h>
+
+#include "library.h"
+#include "pipeline.h"
+
+void gsmooth_file_options_init(gsmooth_file_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->kind = GSMOOTH_WORK_SMOOTH;
+    o->iters = GS_DEFAULT_ITERS;
+    o->axes = GSMOOTH_AXIS_X;
+    o->max_pixels = GS_DEFAULT_MAX_PIXELS;
+}
+
+/* The pipeline's work for file options; GS_ERR_USAGE with the command line's words. */
+static gs_status work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size)
+{
+    if (o->struct_size < sizeof *o)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "file options of %u bytes: call gsmooth_file_options_init", o->struct_size);
+    if (o->kind != GSMOOTH_WORK_SMOOTH && o->kind != GSMOOTH_WORK_INTEGRAL_ROWS &&
+        o->kind != GSMOOTH_WORK_INTEGRAL_2D)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "unknown work kind %d", (int)o->kind);
+    gs_status rc = gs_check_smoothing(o->iters, o->axes, err, err_size);
+    if (rc != GS_OK) return rc;
+    if (o->depth != 0 && o->depth != 8 && o->depth != 16)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "--depth takes 8 or 16, not '%u'", o->depth);
+    memset(w, 0, sizeof *w);
+    w->mode = o->kind == GSMOOTH_WORK_INTEGRAL_ROWS ? GS_MODE_INTEGRAL_ROWS
+              : o->kind == GSMOOTH_WORK_INTEGRAL_2D ? GS_MODE_INTEGRAL_2D
+                                                    : GS_MODE_SMOOTH;
+    w->iters = o->iters;
+    w->axes = o->axes ? o->axes : GS_AXIS_X;
+    w->depth = (gs_depth_choice)o->depth;
+    w->max_pixels = o->max_pixels ? o->max_pixels : GS_DEFAULT_MAX_PIXELS;
+    return GS_OK;
+}
+
+gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o, const char *input,
+                            const char *output, gsmooth_file_result *result, char *err,
+                            size_t err_size)
+{
+    gsmooth_file_result unused;
+    if (!result) result = &unused;
+    memset(result, 0, sizeof *result);
+    if (!ctx || !input || !output)
+        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
+    gsmooth_file_options defaults;
+    gsmooth_file_options_init(&defaults);
+    gs_work work;
+    gs_status rc = work_of(o ? o : &defaults, &work, err, err_size);
+    if (rc != GS_OK) return gs_public_status(rc);
+    gs_job job = {work, gs_worker_select, &ctx->worker, ctx->note ? gs_context_note : NULL,
+                  gs_worker_lanes, gs_worker_lane, ctx};
+    gs_phase_times t;
+    gs_image_facts facts;
+    pthread_mutex_lock(&ctx->call);
+    rc = gs_pipeline_run(&job, input, output, &t, &facts, err, err_size);
+    pthread_mutex_unlock(&ctx->call);
+    result->width = facts.width, result->height = facts.height, result->bits = facts.bits;
+    result->backend = facts.backend;
+    result->decode_ns = t.decode, result->upload_ns = t.upload, result->kernel_ns = t.kernel;
+    result->download_ns = t.download, result->encode_ns = t.encode, result->total_ns = t.total;
+    return gs_public_status(rc);
+}

@@ -1,0 +1,30 @@
+/* library.h: libgsmooth's context as its source files share it: the plugin session, the one worker that holds its backend instances, and the call lock. */
+#ifndef GS_LIBRARY_H
+#define GS_LIBRARY_H
+
+#include <limits.h>
+#include <pthread.h>
+
+#include "backend_session.h"
+#include "gsmooth/gsmooth.h"
+#include "status.h"
+
+struct gsmooth_context {
+    pthread_mutex_t call;          /* held for the length of each call (the header's rule) */
+    gs_session session;            /* the plugins found, the backend asked for, devices */
+    gs_worker worker;              /* the instances, made on first use, kept until destroy */
+    char backend[PATH_MAX];        /* the session's backend name (it points here) */
+    void (*note)(void *user, const char *file, const char *message);
+    void *note_user;
+};
+
+/* The public status of an internal one (the values are the same, checked at build). */
+gsmooth_status gs_public_status(gs_status rc);
+
+/* Passes and axes of a smoothing call, with the command line's words when out of range. */
+gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size);
+
+/* A gs_note_fn: the context's note callback, when it has one. */
+void gs_context_note(void *context, const char *file, const char *message);
+
+#endif /* GS_LIBRARY_H */

@@ -1,0 +1,226 @@
+"""gsmooth: exact 3-point row smoothing and integral images of 2-D uint8/uint16 arrays (numpy, or CUDA tensors through DLPack, answered on their own device), on libgsmooth."""
+import atexit
+import ctypes
+import numbers
+import os
+import threading
+
+import numpy as np
+
+from . import _dlpack
+from . import _native as _n
+
+__all__ = ["smooth", "integral", "backends", "__version__"]
+__version__ = _n.lib.gsmooth_version().decode()
+
+_AXES = {"x": _n.AXIS_X, "y": _n.AXIS_Y, "xy": _n.AXIS_X | _n.AXIS_Y}
+_MODES = {"rows": _n.INTEGRAL_ROWS, "2d": _n.INTEGRAL_2D}
+_CUDA_KINDS = (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED)
+_LEGACY_DEFAULT_STREAM = 1  # DLPack's name for CUDA's default stream, where the plugin waits
+
+_contexts = {}
+_contexts_lock = threading.Lock()
+
+
+def _raise(rc, err):
+    msg = err.value.decode("utf-8", "replace")
+    if rc == _n.ERR_USAGE:
+        raise ValueError(msg)
+    if rc == _n.ERR_NOMEM:
+        raise MemoryError(msg)
+    raise RuntimeError(msg)
+
+
+def _context(backend):
+    """The long-lived library context of a backend (and of GSMOOTH_DEVICES, as the command
+    line reads it: host arrays spread their rows over those devices): device start-up is
+    paid once a process."""
+    if not isinstance(backend, str):
+        raise TypeError(f"backend takes a name or a path, not {type(backend).__name__}")
+    if not backend:
+        raise ValueError("--backend needs a name or a path")
+    devices = os.environ.get("GSMOOTH_DEVICES") or None
+    with _contexts_lock:
+        handle = _contexts.get((backend, devices))
+        if handle is None:
+            opts = _n.ContextOptions()
+            _n.lib.gsmooth_context_options_init(ctypes.byref(opts))
+            opts.backend = backend.encode()
+            opts.devices = devices.encode() if devices else None
+            h, err = ctypes.c_void_p(), _n.error_buffer()
+            rc = _n.lib.gsmooth_context_create(ctypes.byref(opts), ctypes.byref(h), err, _n.ERR_SIZE)
+            if rc:
+                _raise(rc, err)
+            handle = _contexts[(backend, devices)] = h.value
+        return handle
+
+
+@atexit.register
+def _close_contexts():
+    with _contexts_lock:
+        for handle in _contexts.values():
+            _n.lib.gsmooth_context_destroy(handle)
+        _contexts.clear()
+
+
+def backends():
+    """The backends found, as dicts: name, version, description, path, available, probe (the
+    reason it cannot run, or what it found), devices, device_memory. Probing CUDA starts it."""
+    ctx = _context("auto")
+    out = []
+    for i in range(_n.lib.gsmooth_context_backend_count(ctx)):
+        info, err = _n.BackendInfo(), _n.error_buffer()
+        rc = _n.lib.gsmooth_context_backend(ctx, i, ctypes.byref(info), err, _n.ERR_SIZE)
+        if rc:
+            _raise(rc, err)
+        text = lambda b: b.decode("utf-8", "replace") if b else ""
+        out.append({"name": text(info.name), "version": text(info.version),
+                    "description": text(info.description), "path": text(info.path),
+                    "available": bool(info.available), "probe": text(info.probe),
+                    "devices": int(info.devices), "device_memory": bool(info.device_memory)})
+    return out
+
+
+def _check_iters(iters):
+    if isinstance(iters, bool) or not isinstance(iters, numbers.Integral):
+        raise TypeError(f"--iters takes a whole number from 0 to {_n.MAX_ITERS}, not {type(iters).__name__}")
+    if not 0 <= iters <= _n.MAX_ITERS:
+        raise ValueError(f"--iters takes a whole number from 0 to {_n.MAX_ITERS}, not '{iters}'")
+    return int(iters)
+
+
+def _check_shape(shape, ndim):
+    if ndim != 2:
+        raise ValueError(f"expected a 2-D image (rows, columns), got {ndim} dimension{'s' if ndim != 1 else ''}")
+    h, w = shape
+    if h == 0 or w == 0:
+        raise ValueError(f"empty image ({w}x{h})")
+    if h > 0xFFFFFFFF or w > 0xFFFFFFFF:
+        raise ValueError(f"image too large ({w}x{h}): at most 2^32-1 a side")
+    return int(h), int(w)
+
+
+def _dtype_error(name):
+    return TypeError(f"expected uint8 or uint16 samples, got {name}")
+
+
+# ---- host arrays ----
+
+def _host_array(a):
+    """`a` as a numpy array libgsmooth takes: uint8/uint16, native order, rows contiguous and
+    apart by at least a row; strided views that meet that are used as they are, others copied."""
+    arr = a if isinstance(a, np.ndarray) else (np.from_dlpack(a) if hasattr(a, "__dlpack__") else np.asarray(a))
+    if arr.dtype.kind != "u" or arr.dtype.itemsize not in (1, 2):
+        raise _dtype_error(str(arr.dtype))
+    h, w = _check_shape(arr.shape, arr.ndim)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    item = arr.dtype.itemsize
+    if (w > 1 and arr.strides[1] != item) or arr.strides[0] < w * item or \
+            arr.ctypes.data % item or arr.strides[0] % item:
+        arr = np.array(arr, order="C")  # a fresh, aligned, C-ordered copy
+    return arr, h, w
+
+
+def _host_image(arr):
+    return _n.Image(arr.ctypes.data, arr.strides[0] if arr.shape[0] > 1 else arr.shape[1] * arr.itemsize,
+                    arr.shape[1], arr.shape[0], arr.itemsize * 8, _n.MEMORY_HOST, 0)
+
+
+def _same_kind(a, result):
+    """A result for a host input that was not a numpy array: its own kind where it can say so."""
+    if isinstance(a, np.ndarray) or not hasattr(a, "__dlpack__"):
+        return result
+    module = __import__(type(a).__module__.split(".")[0])
+    from_dlpack = getattr(module, "from_dlpack", None)
+    return from_dlpack(result) if from_dlpack else result
+
+
+# ---- CUDA tensors (DLPack) ----
+
+def _cuda_view(a):
+    v = _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
+    if v.code != _dlpack.KDL_UINT or v.bits not in (8, 16) or v.lanes != 1:
+        raise _dtype_error(f"DLPack type code {v.code}, {v.bits} bits")
+    h, w = _check_shape(v.shape, v.ndim)
+    item = v.bits // 8
+    rows_ok = (w == 1 or v.byte_strides[1] == item) and (h == 1 or v.byte_strides[0] >= w * item)
+    return v, h, w, rows_ok
+
+
+def _framework(a):
+    return __import__(type(a).__module__.split(".")[0])
+
+
+def _cuda_empty(a, h, w, bits, device_id):
+    """An uninitialised h x w result of `bits`-bit unsigned integers, of a's own kind on its device."""
+    fw = _framework(a)
+    name = f"uint{bits}"
+    if fw.__name__ == "torch":
+        dtype = getattr(fw, name, None)
+        if dtype is None:
+            raise TypeError(f"this torch has no {name}: gsmooth needs torch 2.3 or later for it")
+        return fw.empty((h, w), dtype=dtype, device=a.device)
+    if fw.__name__ == "cupy":
+        with fw.cuda.Device(device_id):
+            return fw.empty((h, w), dtype=name)
+    raise TypeError(f"CUDA arrays of {fw.__name__}: gsmooth answers torch and cupy tensors")
+
+
+def _cuda_image(v, h, w):
+    stride = v.byte_strides[0] if h > 1 else w * (v.bits // 8)
+    return _n.Image(v.data, stride, w, h, v.bits, _n.MEMORY_CUDA, v.device_id)
+
+
+def _run(call, a, out_bits_of, backend):
+    """Prepare `a`, allocate the result, and run `call(ctx, src, dst, err)` with the GIL released."""
+    dev = None if isinstance(a, np.ndarray) else _dlpack.device_of(a)
+    if dev is not None and dev[0] in _CUDA_KINDS:
+        v, h, w, rows_ok = _cuda_view(a)
+        if not rows_ok:
+            if not hasattr(a, "contiguous"):
+                raise ValueError("CUDA arrays need contiguous rows")
+            a = a.contiguous()
+            v, h, w, rows_ok = _cuda_view(a)
+        out = _cuda_empty(a, h, w, out_bits_of(v.bits, w, h), v.device_id)
+        ov = _dlpack.view(out, stream=_LEGACY_DEFAULT_STREAM)
+        src, dst = _cuda_image(v, h, w), _cuda_image(ov, h, w)
+        dst.bits = out_bits_of(v.bits, w, h)
+        keep = (v, ov)
+        result = out
+    else:
+        arr, h, w = _host_array(a)
+        bits = out_bits_of(arr.itemsize * 8, w, h)
+        out = np.empty((h, w), dtype=np.dtype(f"uint{bits}"))
+        src, dst = _host_image(arr), _host_image(out)
+        keep = (arr,)
+        result = out
+    ctx = _context(backend)
+    err = _n.error_buffer()
+    rc = call(ctx, ctypes.byref(src), ctypes.byref(dst), err)  # ctypes drops the GIL here
+    del keep
+    if rc:
+        _raise(rc, err)
+    return result if dev is not None and dev[0] in _CUDA_KINDS else _same_kind(a, result)
+
+
+def smooth(a, iters=3, axis="x", backend="auto"):
+    """Smooth a 2-D uint8/uint16 image with `iters` passes of the 3-point mean along `axis`
+    ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the gsmooth command.
+    A CUDA tensor (torch, cupy) runs on its own device and comes back as one of its kind."""
+    iters = _check_iters(iters)
+    if axis not in _AXES:
+        raise ValueError(f"--axis takes x, y or xy, not '{axis}'")
+    axes = _AXES[axis]
+    return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
+                a, lambda bits, w, h: bits, backend)
+
+
+def integral(a, mode="rows", backend="auto"):
+    """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
+    (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32."""
+    if mode not in _MODES:
+        raise ValueError(f"--integral takes 'rows' or '2d', not '{mode}'")
+    m = _MODES[mode]
+    return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
+                a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend)

@@ -1,0 +1,87 @@
+"""_native.py: finds libgsmooth.so and declares its C API (include/gsmooth/gsmooth.h) for ctypes."""
+import ctypes
+import ctypes.util
+import os
+
+ERR_SIZE = 1024
+OK, ERR_USAGE, ERR_IO, ERR_FORMAT, ERR_TOO_LARGE, ERR_NOMEM, ERR_BACKEND = range(7)
+MEMORY_HOST, MEMORY_CUDA = 0, 1
+AXIS_X, AXIS_Y = 1, 2
+INTEGRAL_ROWS, INTEGRAL_2D = 0, 1
+MAX_ITERS = 100000
+
+
+class ContextOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("backend", ctypes.c_char_p),
+                ("plugin_dir", ctypes.c_char_p), ("threads", ctypes.c_uint),
+                ("devices", ctypes.c_char_p),
+                ("note", ctypes.c_void_p), ("note_user", ctypes.c_void_p)]
+
+
+class BackendInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("version", ctypes.c_char_p),
+                ("description", ctypes.c_char_p), ("path", ctypes.c_char_p),
+                ("available", ctypes.c_int), ("probe", ctypes.c_char_p),
+                ("devices", ctypes.c_uint32), ("device_memory", ctypes.c_int)]
+
+
+class Image(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_size_t),
+                ("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
+                ("bits", ctypes.c_uint32), ("memory", ctypes.c_int), ("device", ctypes.c_int32)]
+
+
+def _candidates():
+    """Where libgsmooth.so may be, most specific first."""
+    env = os.environ.get("GSMOOTH_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "_lib", "libgsmooth.so")  # a wheel (pip install .)
+    # the source tree after scripts/setup.sh: python/gsmooth -> build/lib
+    yield os.path.join(here, "..", "..", "build", "lib", "libgsmooth.so")
+    found = ctypes.util.find_library("gsmooth")  # an installed libgsmooth
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            return ctypes.CDLL(path)  # CDLL releases the GIL around every call
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise ImportError("gsmooth: libgsmooth.so not found (set GSMOOTH_LIBRARY); tried: " + ", ".join(tried))
+
+
+lib = _load()
+_err = (ctypes.c_char_p, ctypes.c_size_t)
+lib.gsmooth_version.restype = ctypes.c_char_p
+lib.gsmooth_version.argtypes = []
+lib.gsmooth_context_options_init.argtypes = [ctypes.POINTER(ContextOptions)]
+lib.gsmooth_context_options_init.restype = None
+lib.gsmooth_context_create.argtypes = [ctypes.POINTER(ContextOptions), ctypes.POINTER(ctypes.c_void_p), *_err]
+lib.gsmooth_context_create.restype = ctypes.c_int
+lib.gsmooth_context_destroy.argtypes = [ctypes.c_void_p]
+lib.gsmooth_context_destroy.restype = None
+lib.gsmooth_context_backend_count.argtypes = [ctypes.c_void_p]
+lib.gsmooth_context_backend_count.restype = ctypes.c_size_t
+lib.gsmooth_context_backend.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(BackendInfo), *_err]
+lib.gsmooth_context_backend.restype = ctypes.c_int
+lib.gsmooth_smooth.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.POINTER(Image),
+                               ctypes.c_uint32, ctypes.c_uint32, *_err]
+lib.gsmooth_smooth.restype = ctypes.c_int
+lib.gsmooth_integral.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.POINTER(Image),
+                                 ctypes.c_int, *_err]
+lib.gsmooth_integral.restype = ctypes.c_int
+lib.gsmooth_integral_bits.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+lib.gsmooth_integral_bits.restype = ctypes.c_uint32
+
+
+def error_buffer():
+    return ctypes.create_string_buffer(ERR_SIZE)

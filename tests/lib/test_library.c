@@ -1,0 +1,296 @@
+/* test_library.c: libgsmooth's public C API (gsmooth.h) as a third party uses it, built against an install through `pkg-config gsmooth`: in-memory calls with strides against the golden images, file to file, and every refusal. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsmooth/gsmooth.h>
+
+static const char *golden; /* tests/golden */
+static char scratch[4096]; /* a temporary directory */
+
+/* A PGM (P5, maxval 255 or 65535) read whole: samples as stored, big-endian for 16-bit. */
+typedef struct pgm {
+    uint32_t width, height, bits;
+    unsigned char *data; /* width * height samples, row after row, native order */
+} pgm;
+
+static pgm read_pgm(const char *path)
+{
+    pgm p = {0, 0, 0, NULL};
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    unsigned maxval = 0;
+    ck_assert_int_eq(fscanf(f, "P5 %u %u %u", &p.width, &p.height, &maxval), 3);
+    fgetc(f); /* the one whitespace after maxval */
+    p.bits = maxval > 255 ? 16 : 8;
+    const size_t n = (size_t)p.width * p.height;
+    p.data = malloc(n * (p.bits / 8));
+    ck_assert_uint_eq(fread(p.data, p.bits / 8, n, f), n);
+    fclose(f);
+    if (p.bits == 16)
+        for (size_t i = 0; i < n; ++i) { /* big-endian on disk */
+            unsigned char *b = p.data + 2 * i;
+            uint16_t v = (uint16_t)(b[0] << 8 | b[1]);
+            memcpy(b, &v, 2);
+        }
+    return p;
+}
+
+/* A .npy of uint32 or uint64 (little-endian, C order): its values, after the header. */
+static void *read_npy(const char *path, size_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    unsigned char head[10];
+    ck_assert_uint_eq(fread(head, 1, 10, f), 10);
+    ck_assert_int_eq(memcmp(head, "\x93NUMPY", 6), 0);
+    const long header = 10 + (head[8] | head[9] << 8);
+    fseek(f, 0, SEEK_END);
+    *bytes = (size_t)(ftell(f) - header);
+    fseek(f, header, SEEK_SET);
+    void *v = malloc(*bytes);
+    ck_assert_uint_eq(fread(v, 1, *bytes, f), *bytes);
+    fclose(f);
+    return v;
+}
+
+/* An input of the goldens decoded by the library itself (file to file, K=0, to PGM). */
+static pgm decoded_input(gsmooth_context *ctx, const char *name)
+{
+    char in[4096], out[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/inputs/%s", golden, name);
+    snprintf(out, sizeof out, "%s/%s.pgm", scratch, name);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.iters = 0;
+    ck_assert_msg(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    return read_pgm(out);
+}
+
+static gsmooth_context *cpu_context(void)
+{
+    gsmooth_context_options o;
+    gsmooth_context_options_init(&o);
+    o.backend = "cpu";
+    gsmooth_context *ctx = NULL;
+    char err[GSMOOTH_ERR_SIZE];
+    ck_assert_msg(gsmooth_context_create(&o, &ctx, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    return ctx;
+}
+
+/* `p`'s samples copied into rows `pad` bytes longer than needed (a strided buffer). */
+static gsmooth_image padded(const pgm *p, size_t pad, void **block)
+{
+    const size_t row = (size_t)p->width * (p->bits / 8), stride = row + pad;
+    *block = malloc(stride * p->height);
+    memset(*block, 0xA5, stride * p->height);
+    for (uint32_t y = 0; y < p->height; ++y)
+        memcpy((char *)*block + y * stride, p->data + y * row, row);
+    gsmooth_image im = {*block, stride, p->width, p->height, p->bits, GSMOOTH_MEMORY_HOST, 0};
+    return im;
+}
+
+/* The rows of a strided image equal the packed samples of `want`. */
+static void assert_rows_equal(const gsmooth_image *got, const void *want, const char *what)
+{
+    const size_t row = (size_t)got->width * (got->bits / 8);
+    for (uint32_t y = 0; y < got->height; ++y)
+        ck_assert_msg(memcmp((const char *)got->data + y * got->stride, (const char *)want + y * row, row) == 0,
+                      "%s: row %u differs", what, y);
+}
+
+/* One golden smoothing case in memory: input, passes, axes, expected PGM. */
+static void check_smooth_case(const char *input, uint32_t iters, uint32_t axes, const char *expected)
+{
+    gsmooth_context *ctx = cpu_context();
+    pgm in = decoded_input(ctx, input);
+    char path[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/expected/%s", golden, expected);
+    pgm want = read_pgm(path);
+    void *src_block, *dst_block;
+    /* odd padding for 8-bit rows; 16-bit samples keep their 2-byte alignment */
+    const size_t pad = in.bits == 8 ? 13 : 6;
+    gsmooth_image src = padded(&in, pad, &src_block), dst = padded(&in, pad + 4, &dst_block);
+    ck_assert_msg(gsmooth_smooth(ctx, &src, &dst, iters, axes, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    assert_rows_equal(&dst, want.data, expected);
+    /* the padding between rows is the caller's: untouched */
+    const size_t row = (size_t)in.width * (in.bits / 8);
+    for (uint32_t y = 0; y < in.height; ++y)
+        for (size_t b = row; b < dst.stride; ++b)
+            ck_assert_uint_eq(((unsigned char *)dst.data)[y * dst.stride + b], 0xA5);
+    free(src_block), free(dst_block), free(in.data), free(want.data);
+    gsmooth_context_destroy(ctx);
+}
+
+START_TEST(smooth_rows_golden) { check_smooth_case("photo.png", 10, GSMOOTH_AXIS_X, "photo_k10.pgm"); }
+END_TEST
+
+START_TEST(smooth_16bit_golden) { check_smooth_case("gray16.png", 7, GSMOOTH_AXIS_X, "gray16_k7.pgm"); }
+END_TEST
+
+START_TEST(smooth_columns_golden) { check_smooth_case("noise.png", 101, GSMOOTH_AXIS_Y, "noise_y_k101.pgm"); }
+END_TEST
+
+START_TEST(smooth_columns_16bit_golden) { check_smooth_case("gray16.png", 7, GSMOOTH_AXIS_Y, "gray16_y_k7.pgm"); }
+END_TEST
+
+static void check_integral_case(gsmooth_integral_mode mode, const char *expected)
+{
+    gsmooth_context *ctx = cpu_context();
+    pgm in = decoded_input(ctx, "gray16.png");
+    char path[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/expected/%s", golden, expected);
+    size_t bytes;
+    void *want = read_npy(path, &bytes);
+    const uint32_t bits = gsmooth_integral_bits(mode, 16, in.width, in.height);
+    ck_assert_uint_eq(bytes, (size_t)in.width * in.height * (bits / 8));
+    void *src_block;
+    gsmooth_image src = padded(&in, 2, &src_block);
+    const size_t stride = (size_t)in.width * (bits / 8) + 24;
+    void *out = calloc(in.height, stride);
+    gsmooth_image dst = {out, stride, in.width, in.height, bits, GSMOOTH_MEMORY_HOST, 0};
+    ck_assert_msg(gsmooth_integral(ctx, &src, &dst, mode, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    assert_rows_equal(&dst, want, expected);
+    free(out), free(want), free(src_block), free(in.data);
+    gsmooth_context_destroy(ctx);
+}
+
+START_TEST(integral_rows_golden) { check_integral_case(GSMOOTH_INTEGRAL_ROWS, "gray16_rows.npy"); }
+END_TEST
+
+START_TEST(integral_2d_golden) { check_integral_case(GSMOOTH_INTEGRAL_2D, "gray16_2d.npy"); }
+END_TEST
+
+START_TEST(file_to_file_golden)
+{
+    gsmooth_context *ctx = cpu_context();
+    char in[4096], out[4096], want_path[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/inputs/photo.png", golden);
+    snprintf(out, sizeof out, "%s/photo_k10.pgm", scratch);
+    snprintf(want_path, sizeof want_path, "%s/expected/photo_k10.pgm", golden);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.iters = 10;
+    gsmooth_file_result r;
+    ck_assert_msg(gsmooth_file(ctx, &fo, in, out, &r, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    ck_assert_str_eq(r.backend, "cpu");
+    ck_assert_uint_eq(r.bits, 8);
+    pgm got = read_pgm(out), want = read_pgm(want_path);
+    ck_assert_uint_eq(got.width, r.width);
+    ck_assert_uint_eq(got.height, r.height);
+    ck_assert_int_eq(memcmp(got.data, want.data, (size_t)got.width * got.height), 0);
+    /* a missing input: IO, the file named, and no output left behind */
+    snprintf(in, sizeof in, "%s/no-such.png", scratch);
+    snprintf(out, sizeof out, "%s/never.png", scratch);
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err, "no-such.png"));
+    ck_assert_int_ne(access(out, F_OK), 0);
+    free(got.data), free(want.data);
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    gsmooth_context *ctx = cpu_context();
+    char err[GSMOOTH_ERR_SIZE];
+    uint8_t a[4 * 6] = {0}, b[4 * 6] = {0};
+    gsmooth_image src = {a, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0}, dst = {b, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0};
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 100001, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_str_eq(err, "--iters takes a whole number from 0 to 100000, not '100001'");
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, 4, err, sizeof err), GSMOOTH_ERR_USAGE);
+    gsmooth_image bad = src;
+    bad.stride = 5;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &bad, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "stride"));
+    bad = src, bad.height = 0;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &bad, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "empty"));
+    bad = src, bad.bits = 12;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &bad, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    bad = dst, bad.width = 5;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &bad, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    uint16_t w16[4 * 6 + 1] = {0}, v16[4 * 6] = {0};
+    gsmooth_image odd = {(char *)w16 + 1, 12, 6, 4, 16, GSMOOTH_MEMORY_HOST, 0};
+    gsmooth_image out16 = {v16, 12, 6, 4, 16, GSMOOTH_MEMORY_HOST, 0};
+    ck_assert_int_eq(gsmooth_smooth(ctx, &odd, &out16, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "2-byte boundaries"));
+    bad = src, bad.data = a + 2; /* overlaps src */
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &bad, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_str_eq(err, "source and result overlap");
+    ck_assert_int_eq(gsmooth_integral(ctx, &src, &dst, GSMOOTH_INTEGRAL_ROWS, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "needs 32"));
+    bad = dst, bad.memory = GSMOOTH_MEMORY_CUDA;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &bad, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
+    /* CUDA memory on a context that cannot reach it: a backend error in words */
+    gsmooth_image dev_src = src, dev_dst = dst;
+    dev_src.memory = dev_dst.memory = GSMOOTH_MEMORY_CUDA;
+    ck_assert_int_eq(gsmooth_smooth(ctx, &dev_src, &dev_dst, 3, 0, err, sizeof err), GSMOOTH_ERR_BACKEND);
+    ck_assert_ptr_nonnull(strstr(err, "host memory only"));
+    gsmooth_context_destroy(ctx);
+
+    gsmooth_context_options o;
+    gsmooth_context_options_init(&o);
+    o.devices = "0,0";
+    ck_assert_int_eq(gsmooth_context_create(&o, &ctx, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_null(ctx);
+    o.devices = NULL, o.backend = "no-such-backend";
+    ck_assert_int_eq(gsmooth_context_create(&o, &ctx, err, sizeof err), GSMOOTH_OK);
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_BACKEND);
+    ck_assert_ptr_nonnull(strstr(err, "no-such-backend"));
+    gsmooth_context_destroy(ctx);
+    gsmooth_context_destroy(NULL);
+}
+END_TEST
+
+START_TEST(backends_listed)
+{
+    gsmooth_context *ctx = cpu_context();
+    char err[GSMOOTH_ERR_SIZE];
+    int cpu = 0;
+    for (size_t i = 0; i < gsmooth_context_backend_count(ctx); ++i) {
+        gsmooth_backend_info info;
+        ck_assert_int_eq(gsmooth_context_backend(ctx, i, &info, err, sizeof err), GSMOOTH_OK);
+        if (strcmp(info.name, "cpu") == 0) cpu = info.available && !info.device_memory && info.devices == 0;
+    }
+    ck_assert_msg(cpu, "the CPU backend is found beside libgsmooth and can run");
+    gsmooth_backend_info info;
+    ck_assert_int_eq(gsmooth_context_backend(ctx, 999, &info, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_str_eq(gsmooth_version(), "0.2.0");
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s GOLDEN_DIR\n", argv[0]);
+        return 2;
+    }
+    golden = argv[1];
+    snprintf(scratch, sizeof scratch, "/tmp/gsmooth-libtest-XXXXXX");
+    if (!mkdtemp(scratch)) return 1;
+    Suite *s = suite_create("libgsmooth");
+    TCase *tc = tcase_create("api");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, smooth_rows_golden);
+    tcase_add_test(tc, smooth_16bit_golden);
+    tcase_add_test(tc, smooth_columns_golden);
+    tcase_add_test(tc, smooth_columns_16bit_golden);
+    tcase_add_test(tc, integral_rows_golden);
+    tcase_add_test(tc, integral_2d_golden);
+    tcase_add_test(tc, file_to_file_golden);
+    tcase_add_test(tc, refusals);
+    tcase_add_test(tc, backends_listed);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    const int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", scratch);
+    return failed ? 1 : 0;
+}

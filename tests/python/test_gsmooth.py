@@ -1,0 +1,362 @@
+"""test_gsmooth.py: the Python module against the independent numpy reference: random and real images, strided views, 16-bit, every refusal, threads, and CUDA tensors through DLPack (skipped without a CUDA device)."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import gsmooth
+import reference
+
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
+rng = np.random.default_rng(20261130)
+
+
+def ref_smooth(a, iters, axis="x"):
+    return reference.smooth(np.asarray(a), a.dtype.itemsize * 8, iters, axis).astype(a.dtype)
+
+
+def ref_integral(a, mode):
+    return reference.integral(np.asarray(a), a.dtype.itemsize * 8, mode)
+
+
+def random_image(h, w, dtype=np.uint8):
+    return rng.integers(0, np.iinfo(dtype).max, size=(h, w), dtype=dtype, endpoint=True)
+
+
+SHAPES = [(1, 1), (1, 9), (9, 1), (2, 3), (37, 1031), (300, 257)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("iters", [0, 1, 3, 17])
+@pytest.mark.parametrize("axis", ["x", "y", "xy"])
+def test_smooth_random_8bit(shape, iters, axis):
+    a = random_image(*shape)
+    got = gsmooth.smooth(a, iters=iters, axis=axis)
+    assert got.dtype == np.uint8 and got.shape == a.shape
+    np.testing.assert_array_equal(got, ref_smooth(a, iters, axis))
+
+
+@pytest.mark.parametrize("iters", [1, 5, 100])
+@pytest.mark.parametrize("axis", ["x", "y", "xy"])
+def test_smooth_random_16bit(iters, axis):
+    a = random_image(131, 517, np.uint16)
+    got = gsmooth.smooth(a, iters=iters, axis=axis)
+    assert got.dtype == np.uint16
+    np.testing.assert_array_equal(got, ref_smooth(a, iters, axis))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("mode", ["rows", "2d"])
+def test_integral_random(dtype, mode):
+    a = random_image(203, 611, dtype)
+    got = gsmooth.integral(a, mode=mode)
+    want = ref_integral(a, mode)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_integral_dtype_grows_to_64_bits():
+    # 8-bit rows: uint32 while 255 x width fits; a 2d table of 1024x65793 8-bit samples may pass 2^32
+    assert gsmooth.integral(np.zeros((2, 3), np.uint8)).dtype == np.uint32
+    assert gsmooth.integral(np.zeros((2, 3), np.uint16)).dtype == np.uint64
+    big = np.full((1024, 16500), 255, np.uint8)
+    got = gsmooth.integral(big, mode="2d")
+    assert got.dtype == np.uint64
+    assert int(got[-1, -1]) == 255 * 1024 * 16500
+
+
+def test_real_image():
+    Image = pytest.importorskip("PIL.Image", reason="skipped: no PIL")
+    a = np.asarray(Image.open(os.path.join(GOLDEN, "inputs", "photo.png")).convert("L"))
+    for iters, axis in [(3, "x"), (10, "y"), (4, "xy")]:
+        np.testing.assert_array_equal(gsmooth.smooth(a, iters, axis), ref_smooth(a, iters, axis))
+    np.testing.assert_array_equal(gsmooth.integral(a, "2d"), ref_integral(a, "2d"))
+
+
+def test_matches_the_command_line_golden():
+    Image = pytest.importorskip("PIL.Image", reason="skipped: no PIL")
+    a = np.asarray(Image.open(os.path.join(GOLDEN, "inputs", "gray16.png")))
+    assert a.dtype == np.uint16 or a.dtype == np.int32
+    a = a.astype(np.uint16)
+    want = np.load(os.path.join(GOLDEN, "expected", "gray16_rows.npy"))
+    np.testing.assert_array_equal(gsmooth.integral(a, "rows"), want)
+
+
+def test_lone_one_among_zeros_many_passes():
+    # values far below 1 (2^-125 and under) after ~80 passes: the exact division matters
+    a = np.zeros((3, 301), np.uint8)
+    a[1, 150] = 1
+    for iters in (80, 90, 120):
+        np.testing.assert_array_equal(gsmooth.smooth(a, iters), ref_smooth(a, iters))
+
+
+def base():
+    return random_image(64, 96)
+
+
+VIEWS = {
+    "every other row": lambda a: a[::2],
+    "every third column": lambda a: a[:, ::3],
+    "window": lambda a: a[5:50, 7:90],
+    "transposed": lambda a: a.T,
+    "rows reversed": lambda a: a[::-1],
+    "columns reversed": lambda a: a[:, ::-1],
+    "fortran order": lambda a: np.asfortranarray(a),
+    "broadcast row": lambda a: np.broadcast_to(a[0], (10, a.shape[1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_strided_views(name):
+    a = VIEWS[name](base())
+    dense = np.ascontiguousarray(a)
+    np.testing.assert_array_equal(gsmooth.smooth(a, 3), ref_smooth(dense, 3))
+    np.testing.assert_array_equal(gsmooth.smooth(a, 2, "xy"), ref_smooth(dense, 2, "xy"))
+    np.testing.assert_array_equal(gsmooth.integral(a), ref_integral(dense, "rows"))
+
+
+def test_strided_view_is_not_copied_or_changed():
+    a = base()
+    before = a.copy()
+    view = a[3:40, 2:80]
+    gsmooth.smooth(view, 5)
+    np.testing.assert_array_equal(a, before)
+
+
+def test_big_endian_16bit():
+    a = random_image(20, 30, np.uint16)
+    np.testing.assert_array_equal(gsmooth.smooth(a.astype(">u2"), 3), ref_smooth(a, 3))
+
+
+def test_unaligned_16bit_view():
+    raw = np.zeros(2 * 40 * 30 + 1, np.uint8)
+    a = np.ndarray((40, 30), dtype=np.uint16, buffer=raw.data, offset=1)
+    a[...] = random_image(40, 30, np.uint16)
+    np.testing.assert_array_equal(gsmooth.smooth(a, 3), ref_smooth(np.array(a), 3))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "auto"])
+def test_backend_choice(backend):
+    a = random_image(50, 70)
+    np.testing.assert_array_equal(gsmooth.smooth(a, 3, backend=backend), ref_smooth(a, 3))
+
+
+def test_backends_lists_the_cpu():
+    found = {b["name"]: b for b in gsmooth.backends()}
+    assert found["cpu"]["available"] and not found["cpu"]["device_memory"]
+    assert found["cpu"]["path"].endswith("gsmooth_cpu.so")
+    if "cuda" in found:
+        assert found["cuda"]["device_memory"]
+        assert found["cuda"]["available"] or found["cuda"]["probe"]
+
+
+# ---- refusals, with the command line's words ----
+
+@pytest.mark.parametrize("bad, kind, words", [
+    (np.zeros((4, 4), np.float32), TypeError, "expected uint8 or uint16 samples, got float32"),
+    (np.zeros((4, 4), np.int16), TypeError, "got int16"),
+    (np.zeros((4, 4), np.uint32), TypeError, "got uint32"),
+    (np.zeros((4, 4), bool), TypeError, "got bool"),
+    (np.zeros((4, 4, 3), np.uint8), ValueError, "expected a 2-D image (rows, columns), got 3 dimensions"),
+    (np.zeros(7, np.uint8), ValueError, "got 1 dimension"),
+    (np.zeros((0, 5), np.uint8), ValueError, "empty image (5x0)"),
+    (np.zeros((5, 0), np.uint16), ValueError, "empty image (0x5)"),
+    ([[1, 2], [3, 4]], TypeError, "got int64"),
+])
+def test_bad_arrays(bad, kind, words):
+    with pytest.raises(kind, match=None) as e:
+        gsmooth.smooth(bad)
+    assert words in str(e.value)
+    with pytest.raises(kind):
+        gsmooth.integral(bad)
+
+
+@pytest.mark.parametrize("iters, kind, words", [
+    (-1, ValueError, "--iters takes a whole number from 0 to 100000, not '-1'"),
+    (100001, ValueError, "--iters takes a whole number from 0 to 100000, not '100001'"),
+    (2 ** 40, ValueError, "not '1099511627776'"),
+    (1.5, TypeError, "--iters takes a whole number from 0 to 100000, not float"),
+    (True, TypeError, "not bool"),
+    ("3", TypeError, "not str"),
+])
+def test_bad_iters(iters, kind, words):
+    with pytest.raises(kind) as e:
+        gsmooth.smooth(np.zeros((2, 2), np.uint8), iters=iters)
+    assert words in str(e.value)
+
+
+def test_numpy_integer_iters():
+    a = random_image(5, 9)
+    np.testing.assert_array_equal(gsmooth.smooth(a, np.int64(4)), ref_smooth(a, 4))
+
+
+def test_bad_axis_mode_backend():
+    a = np.zeros((2, 2), np.uint8)
+    with pytest.raises(ValueError, match="--axis takes x, y or xy, not 'z'"):
+        gsmooth.smooth(a, axis="z")
+    with pytest.raises(ValueError, match="--integral takes 'rows' or '2d', not 'cols'"):
+        gsmooth.integral(a, mode="cols")
+    with pytest.raises(RuntimeError, match="no backend named 'no-such' was found"):
+        gsmooth.smooth(a, backend="no-such")
+    with pytest.raises(TypeError):
+        gsmooth.smooth(a, backend=3)
+
+
+# ---- threads ----
+
+def test_gil_released_while_computing():
+    a = random_image(1024, 4096)
+    started, done = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        gsmooth.smooth(a, iters=400, backend="cpu")
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    count = 0
+    while not done.is_set():  # runs only while the worker has the GIL released
+        count += 1
+    t.join()
+    assert count > 10000, f"only {count} loops ran beside the computation"
+
+
+def test_threads_share_the_module():
+    images = [random_image(97 + i, 203) for i in range(8)]
+    results = [None] * len(images)
+
+    def work(i):
+        results[i] = gsmooth.smooth(images[i], 7, "xy")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(images))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for img, got in zip(images, results):
+        np.testing.assert_array_equal(got, ref_smooth(img, 7, "xy"))
+
+
+# ---- CUDA tensors through DLPack (torch) ----
+
+def cuda_torch():
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("skipped: no CUDA device (torch is not installed)")
+    if not torch.cuda.is_available():
+        pytest.skip("skipped: no CUDA device")
+    return torch
+
+
+def cuda_devices(torch):
+    return [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (1000, 4096), (513, 1001)])
+@pytest.mark.parametrize("iters, axis", [(0, "x"), (3, "x"), (90, "x"), (3, "y"), (5, "xy")])
+def test_cuda_tensor_smooth(shape, iters, axis):
+    torch = cuda_torch()
+    a = random_image(*shape)
+    for dev in cuda_devices(torch):
+        t = torch.from_numpy(a).to(dev)
+        got = gsmooth.smooth(t, iters, axis)
+        assert isinstance(got, torch.Tensor) and str(got.device) == dev and got.dtype == torch.uint8
+        np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, iters, axis))
+
+
+@pytest.mark.parametrize("mode", ["rows", "2d"])
+def test_cuda_tensor_integral(mode):
+    torch = cuda_torch()
+    for dtype in (np.uint8, np.uint16):
+        a = random_image(777, 1500, dtype)
+        t = torch.from_numpy(a.astype(np.int32)).to("cuda").to(getattr(torch, f"uint{a.itemsize * 8}"))
+        got = gsmooth.integral(t, mode)
+        want = ref_integral(a, mode)
+        assert str(got.dtype) == f"torch.uint{want.itemsize * 8}"
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+def test_cuda_tensor_16bit_and_views():
+    torch = cuda_torch()
+    a = random_image(600, 900, np.uint16)
+    t = torch.from_numpy(a.astype(np.int32)).to("cuda").to(torch.uint16)
+    np.testing.assert_array_equal(gsmooth.smooth(t, 4).cpu().numpy(), ref_smooth(a, 4))
+    v = t[10:500, 3:801]  # unaligned rows: staged on the device
+    np.testing.assert_array_equal(gsmooth.smooth(v, 3).cpu().numpy(), ref_smooth(a[10:500, 3:801], 3))
+    c = t[:, ::2]  # not contiguous within a row: made so
+    np.testing.assert_array_equal(gsmooth.smooth(c, 2).cpu().numpy(), ref_smooth(np.ascontiguousarray(a[:, ::2]), 2))
+
+
+def test_cuda_lone_one_among_zeros():
+    torch = cuda_torch()
+    a = np.zeros((4, 4096), np.uint8)
+    a[2, 2000] = 1
+    t = torch.from_numpy(a).to("cuda")
+    for iters in (80, 100):
+        np.testing.assert_array_equal(gsmooth.smooth(t, iters).cpu().numpy(), ref_smooth(a, iters))
+
+
+def test_cuda_tensor_on_the_producers_stream():
+    torch = cuda_torch()
+    s = torch.cuda.Stream()
+    a = random_image(2048, 4096)
+    with torch.cuda.stream(s):
+        t = torch.from_numpy(a).to("cuda", non_blocking=False)
+        t = t.flip(1).flip(1)  # queued on s
+        got = gsmooth.smooth(t, 3)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 3))
+
+
+def test_cuda_bad_tensors():
+    torch = cuda_torch()
+    with pytest.raises(TypeError, match="expected uint8 or uint16"):
+        gsmooth.smooth(torch.zeros((4, 4), dtype=torch.float32, device="cuda"))
+    with pytest.raises(ValueError, match="2-D"):
+        gsmooth.smooth(torch.zeros((4, 4, 2), dtype=torch.uint8, device="cuda"))
+    with pytest.raises(ValueError, match="empty"):
+        gsmooth.smooth(torch.zeros((0, 4), dtype=torch.uint8, device="cuda"))
+    with pytest.raises(RuntimeError, match="host memory only"):
+        gsmooth.smooth(torch.zeros((4, 4), dtype=torch.uint8, device="cuda"), backend="cpu")
+
+
+def test_torch_cpu_tensor_comes_back_as_torch():
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("skipped: torch is not installed")
+    a = random_image(30, 40)
+    got = gsmooth.smooth(torch.from_numpy(a), 3)
+    assert isinstance(got, torch.Tensor) and got.device.type == "cpu"
+    np.testing.assert_array_equal(got.numpy(), ref_smooth(a, 3))
+
+
+# ---- host arrays spread over devices (a test backend that pretends to have 3) ----
+
+def test_rows_spread_over_devices(tmp_path, monkeypatch):
+    so = os.environ.get("GS_TEST_FAKE_DEVICES_SO")
+    if not so:
+        pytest.skip("skipped: GS_TEST_FAKE_DEVICES_SO not set (ctest sets it)")
+    log = tmp_path / "devices.log"
+    monkeypatch.setenv("GS_FAKE_DEVICE_LOG", str(log))
+    monkeypatch.setenv("GSMOOTH_DEVICES", "all")
+    a = random_image(100, 131)
+    cases = [("x", 3), ("y", 7), ("xy", 5), ("y", 40)]
+    for axis, iters in cases:
+        log.write_text("")
+        np.testing.assert_array_equal(gsmooth.smooth(a, iters, axis, backend=so), ref_smooth(a, iters, axis))
+        rows = {}
+        for line in log.read_text().split("\n"):
+            if line:
+                dev, _, n, _ = line.split()
+                rows[dev] = rows.get(dev, 0) + int(n)
+        assert sorted(rows) == ["0", "1", "2"], (axis, rows)
+        assert sum(rows.values()) == 100
+    np.testing.assert_array_equal(gsmooth.integral(a, "rows", backend=so), ref_integral(a, "rows"))
+    log.write_text("")
+    np.testing.assert_array_equal(gsmooth.integral(a, "2d", backend=so), ref_integral(a, "2d"))
+    assert {line.split()[0] for line in log.read_text().split("\n") if line} == {"0"}
