@@ -81,18 +81,18 @@ static void put_json(char *out, size_t size, size_t *n, const char *text)
     else put(out, size, n, "null");
 }
 
-static const char *status_word(gs_file_status s)
+static const char *status_word(gsmooth_file_status s)
 {
-    return s == GS_FILE_OK ? "ok" : s == GS_FILE_SKIPPED ? "skipped" : "failed";
+    return s == GSMOOTH_FILE_OK ? "ok" : s == GSMOOTH_FILE_SKIPPED ? "skipped" : "failed";
 }
 
-gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err, size_t err_size)
+gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size)
 {
     /* After a failed write (a full disk) the file may end in part of a line: nothing more
      * is appended after it, so every line but that last is whole. */
     if (m->failed) return gs_fail(err, err_size, GS_ERR_IO, "%s: an earlier write failed", m->path);
     const char *texts[] = {o->input, o->output ? o->output : "", o->error ? o->error : "",
-                           o->facts.backend ? o->facts.backend : ""};
+                           o->result.backend ? o->result.backend : ""};
     size_t size = 256;
     for (size_t i = 0; i < sizeof texts / sizeof *texts; ++i) size += 6 * strlen(texts[i]) + 3;
     char *line = malloc(size);
@@ -104,13 +104,13 @@ gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err,
     put_json(line, size, &n, o->output);
     put(line, size, &n, ",\"status\":\"%s\",\"error\":", status_word(o->status));
     put_json(line, size, &n, o->error);
-    if (o->facts.width)
-        put(line, size, &n, ",\"width\":%u,\"height\":%u,\"bits\":%u", o->facts.width,
-            o->facts.height, o->facts.bits);
+    if (o->result.width)
+        put(line, size, &n, ",\"width\":%u,\"height\":%u,\"bits\":%u", o->result.width,
+            o->result.height, o->result.bits);
     else
         put(line, size, &n, ",\"width\":null,\"height\":null,\"bits\":null");
     put(line, size, &n, ",\"backend\":");
-    put_json(line, size, &n, o->facts.backend);
+    put_json(line, size, &n, o->result.backend);
     put(line, size, &n, ",\"ms\":%.3f}\n", o->ms);
 
     /* One write: with O_APPEND a line lands whole, after every earlier one. */

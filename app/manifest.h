@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "batch.h"
+#include "gsmooth/gsmooth.h"
 #include "status.h"
 
 typedef struct gs_manifest {
@@ -20,7 +20,7 @@ gs_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t e
  * "height", "bits", "backend", "ms"}; unknown values are null. Paths that are not UTF-8
  * keep their bytes as \udcXX escapes (Python's surrogateescape: os.fsencode gives the
  * bytes back). GS_OK, or GS_ERR_IO with the cause (callers serialise calls). */
-gs_status gs_manifest_write(gs_manifest *m, const gs_file_outcome *o, char *err, size_t err_size);
+gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size);
 
 /* Sync and close; GS_ERR_IO if that fails. */
 gs_status gs_manifest_close(gs_manifest *m, char *err, size_t err_size);

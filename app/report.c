@@ -1,5 +1,6 @@
 /* report.c: what the command prints: one lock keeps lines whole when batch workers report at once, and a progress line is cleared before any other line. */
 #include "report.h"
+#include "status.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -57,20 +58,22 @@ void gs_report_message(void *user, const char *line)
     print_line("note: ", NULL, line);
 }
 
-void gs_report_times(const char *file, const gs_phase_times *t)
+void gs_report_times(const char *file, const gsmooth_file_result *t)
 {
     char line[GS_ERR_SIZE];
     snprintf(line, sizeof line,
              "decode %.2f ms, upload %.2f ms, kernel %.2f ms, download %.2f ms, encode %.2f ms, "
              "total %.2f ms",
-             t->decode / 1e6, t->upload / 1e6, t->kernel / 1e6, t->download / 1e6,
-             t->encode / 1e6, t->total / 1e6);
+             t->decode_ns / 1e6, t->upload_ns / 1e6, t->kernel_ns / 1e6, t->download_ns / 1e6,
+             t->encode_ns / 1e6, t->total_ns / 1e6);
     print_line("time: ", file, line);
 }
 
 /* "[####      ] 12/64 files  45.3 MB/s  ETA 0:07" on one terminal line. */
-void gs_report_progress(unsigned done, unsigned total, uint64_t bytes, double elapsed, double eta)
+void gs_report_progress(void *user, unsigned done, unsigned total, uint64_t bytes, double elapsed,
+                        double eta)
 {
+    (void)user;
     char bar[PROGRESS_BAR_WIDTH + 1];
     unsigned filled = total ? done * PROGRESS_BAR_WIDTH / total : PROGRESS_BAR_WIDTH;
     for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; ++i) bar[i] = i < filled ? '#' : ' ';
@@ -91,7 +94,7 @@ void gs_report_end_progress(void)
     pthread_mutex_unlock(&stderr_lock);
 }
 
-void gs_report_batch_summary(const gs_batch_result *r)
+void gs_report_batch_summary(const gsmooth_batch_result *r)
 {
     char line[GS_ERR_SIZE];
     snprintf(line, sizeof line, "%u file%s, %u done, %u failed, %u skipped, %.2f s, %.1f files/s",
@@ -100,28 +103,27 @@ void gs_report_batch_summary(const gs_batch_result *r)
     print_line("", NULL, line);
 }
 
-void gs_report_backends(gs_backend_list *list, int verbose)
+void gs_report_backends(gsmooth_context *ctx, int verbose)
 {
-    if (list->count == 0) {
+    const size_t count = gsmooth_context_backend_count(ctx);
+    if (count == 0) {
         printf("no backends found\n");
         return;
     }
-    for (size_t i = 0; i < list->count; ++i) {
-        gs_backend *b = &list->items[i];
-        gs_backend_probe(b);
-        if (!b->desc) {
-            if (verbose) printf("(failed)  %s\n  error: %s\n", b->path, b->load_error);
+    for (size_t i = 0; i < count; ++i) {
+        gsmooth_backend_info b;
+        char err[GSMOOTH_ERR_SIZE];
+        if (gsmooth_context_backend(ctx, i, &b, err, sizeof err) != GSMOOTH_OK) continue;
+        if (b.load_error) {
+            if (verbose) printf("(failed)  %s\n  error: %s\n", b.path, b.load_error);
             continue;
         }
-        printf("%-8s %-8s %-11s %s\n", b->desc->name, b->desc->version,
-               b->available ? "available" : "unavailable", b->desc->description);
+        printf("%-8s %-8s %-11s %s\n", b.name, b.version, b.available ? "available" : "unavailable",
+               b.description);
         if (!verbose) continue;
-        char ops[128];
-        gs_ops_text(b->ops, ops, sizeof ops);
-        printf("  path:   %s\n  ABI:    %u.%u\n  ops:    %s\n  depths: %s%s\n  probe:  %s\n",
-               b->path, b->desc->abi_major, b->desc->abi_minor, ops,
-               b->desc->depths & GS_DEPTH_U8 ? "8 " : "",
-               b->desc->depths & GS_DEPTH_U16 ? "16" : "", b->probe_msg);
-        if (b->devices) printf("  devices: %u\n", b->devices);
+        printf("  path:   %s\n  ABI:    %u.%u\n  ops:    %s\n  depths: %s%s\n  probe:  %s\n", b.path,
+               b.abi_major, b.abi_minor, b.operations, b.takes_8_bit ? "8 " : "",
+               b.takes_16_bit ? "16" : "", b.probe);
+        if (b.devices) printf("  devices: %u\n", b.devices);
     }
 }

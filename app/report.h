@@ -4,9 +4,7 @@
 
 #include <stdint.h>
 
-#include "batch.h"
-#include "pipeline.h"
-#include "plugin_loader.h"
+#include "gsmooth/gsmooth.h"
 
 /* "gsmooth: <message>": one error line. */
 void gs_report_error(const char *message);
@@ -18,18 +16,20 @@ void gs_report_note(void *user, const char *file, const char *message);
 void gs_report_message(void *user, const char *line);
 
 /* "gsmooth: time: <file>: decode ... total ..." for --time. */
-void gs_report_times(const char *file, const gs_phase_times *t);
+void gs_report_times(const char *file, const gsmooth_file_result *t);
 
 /* The batch progress bar, redrawn in place on a terminal. */
-void gs_report_progress(unsigned done, unsigned total, uint64_t bytes, double elapsed, double eta);
+void gs_report_progress(void *user, unsigned done, unsigned total, uint64_t bytes, double elapsed,
+                        double eta);
 
 /* Clear the progress bar, if one is shown, so the next line starts clean. */
 void gs_report_end_progress(void);
 
 /* "gsmooth: N files, D done, F failed, S s, R files/s". */
-void gs_report_batch_summary(const gs_batch_result *r);
+void gs_report_batch_summary(const gsmooth_batch_result *r);
 
-/* The --list-backends table on stdout (probing each plugin); verbose adds the details. */
-void gs_report_backends(gs_backend_list *list, int verbose);
+/* The --list-backends table on stdout (probing each plugin a context found); verbose adds
+ * the details. */
+void gs_report_backends(gsmooth_context *ctx, int verbose);
 
 #endif /* GS_REPORT_H */

@@ -158,6 +158,9 @@ if want python; then
         echo "== python_bench"
         PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
             timeout 200 python3 bench/python_bench.py --kernel-log "$OUT/bench.log" || status=1
+        echo "== python_overhead (where a CUDA tensor call's time goes)"
+        PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
+            timeout 100 python3 bench/python_overhead.py || status=1
     } 2>&1 | tee "$OUT/python.log"
 fi
 

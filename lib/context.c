@@ -101,21 +101,7 @@ void gsmooth_context_destroy(gsmooth_context *ctx)
     free(ctx);
 }
 
-/* The i-th backend that loaded (files that failed to load are left out). */
-static gs_backend *loaded_backend(gsmooth_context *ctx, size_t i)
-{
-    for (size_t k = 0; k < ctx->session.list.count; ++k)
-        if (ctx->session.list.items[k].desc && i-- == 0) return &ctx->session.list.items[k];
-    return NULL;
-}
-
-size_t gsmooth_context_backend_count(gsmooth_context *ctx)
-{
-    size_t n = 0;
-    if (!ctx) return 0;
-    while (loaded_backend(ctx, n)) ++n;
-    return n;
-}
+size_t gsmooth_context_backend_count(gsmooth_context *ctx) { return ctx ? ctx->session.list.count : 0; }
 
 gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_backend_info *out,
                                        char *err, size_t err_size)
@@ -123,15 +109,25 @@ gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_b
     if (!ctx || !out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
     pthread_mutex_lock(&ctx->call);
     pthread_mutex_lock(&ctx->session.lock); /* probes of the shared list run under it */
-    gs_backend *b = loaded_backend(ctx, i);
+    gs_backend *b = i < ctx->session.list.count ? &ctx->session.list.items[i] : NULL;
     if (b) gs_backend_probe(b);
     pthread_mutex_unlock(&ctx->session.lock);
     pthread_mutex_unlock(&ctx->call);
     if (!b) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i));
+    memset(out, 0, sizeof *out);
+    out->path = b->path;
+    if (!b->desc) {
+        out->load_error = b->load_error;
+        return GSMOOTH_OK;
+    }
     out->name = b->desc->name;
     out->version = b->desc->version;
     out->description = b->desc->description;
-    out->path = b->path;
+    out->abi_major = b->desc->abi_major;
+    out->abi_minor = b->desc->abi_minor;
+    gs_ops_text(b->ops, out->operations, sizeof out->operations);
+    out->takes_8_bit = (b->desc->depths & GS_DEPTH_U8) != 0;
+    out->takes_16_bit = (b->desc->depths & GS_DEPTH_U16) != 0;
     out->available = b->available;
     out->probe = b->probe_msg;
     out->devices = b->devices;

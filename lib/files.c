@@ -1,4 +1,4 @@
-/* files.c: libgsmooth file to file: one image through the streaming pipeline (decode, backend strips over the context's devices, encode). */
+/* files.c: libgsmooth file to file: the work a file call describes, and one image through the streaming pipeline (decode, backend strips over the context's devices, encode). */
 #include <string.h>
 
 #include "library.h"
@@ -15,9 +15,11 @@ void gsmooth_file_options_init(gsmooth_file_options *o)
     o->max_pixels = GS_DEFAULT_MAX_PIXELS;
 }
 
-/* The pipeline's work for file options; GS_ERR_USAGE with the command line's words. */
-static gs_status work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size)
+gs_status gs_work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size)
 {
+    gsmooth_file_options defaults;
+    gsmooth_file_options_init(&defaults);
+    if (!o) o = &defaults;
     if (o->struct_size < sizeof *o)
         return gs_fail(err, err_size, GS_ERR_USAGE,
                        "file options of %u bytes: call gsmooth_file_options_init", o->struct_size);
@@ -39,6 +41,19 @@ static gs_status work_of(const gsmooth_file_options *o, gs_work *w, char *err, s
     return GS_OK;
 }
 
+void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (facts) {
+        r->width = facts->width, r->height = facts->height, r->bits = facts->bits;
+        r->backend = facts->backend;
+    }
+    if (t) {
+        r->decode_ns = t->decode, r->upload_ns = t->upload, r->kernel_ns = t->kernel;
+        r->download_ns = t->download, r->encode_ns = t->encode, r->total_ns = t->total;
+    }
+}
+
 gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o, const char *input,
                             const char *output, gsmooth_file_result *result, char *err,
                             size_t err_size)
@@ -48,10 +63,8 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
     memset(result, 0, sizeof *result);
     if (!ctx || !input || !output)
         return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
-    gsmooth_file_options defaults;
-    gsmooth_file_options_init(&defaults);
     gs_work work;
-    gs_status rc = work_of(o ? o : &defaults, &work, err, err_size);
+    gs_status rc = gs_work_of(o, &work, err, err_size);
     if (rc != GS_OK) return gs_public_status(rc);
     gs_job job = {work, gs_worker_select, &ctx->worker, ctx->note ? gs_context_note : NULL,
                   gs_worker_lanes, gs_worker_lane, ctx};
@@ -60,9 +73,6 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
     pthread_mutex_lock(&ctx->call);
     rc = gs_pipeline_run(&job, input, output, &t, &facts, err, err_size);
     pthread_mutex_unlock(&ctx->call);
-    result->width = facts.width, result->height = facts.height, result->bits = facts.bits;
-    result->backend = facts.backend;
-    result->decode_ns = t.decode, result->upload_ns = t.upload, result->kernel_ns = t.kernel;
-    result->download_ns = t.download, result->encode_ns = t.encode, result->total_ns = t.total;
+    gs_file_result_of(&facts, &t, result);
     return gs_public_status(rc);
 }

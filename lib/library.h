@@ -7,6 +7,7 @@
 
 #include "backend_session.h"
 #include "gsmooth/gsmooth.h"
+#include "pipeline.h"
 #include "status.h"
 
 struct gsmooth_context {
@@ -23,6 +24,13 @@ gsmooth_status gs_public_status(gs_status rc);
 
 /* Passes and axes of a smoothing call, with the command line's words when out of range. */
 gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size);
+
+/* The pipeline's work for file options (NULL: the defaults); GS_ERR_USAGE with the command
+ * line's words. */
+gs_status gs_work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size);
+
+/* A file's facts and times as the public result says them. */
+void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r);
 
 /* A gs_note_fn: the context's note callback, when it has one. */
 void gs_context_note(void *context, const char *file, const char *message);

@@ -206,7 +206,7 @@ static void *worker_main(void *arg)
         double elapsed = now_s() - b->start_s;
         double eta = finished ? elapsed / finished * (b->result.files - finished) : 0;
         if (b->events->progress)
-            b->events->progress(finished, b->result.files, b->result.bytes, elapsed, eta);
+            b->events->progress(b->events->ctx, finished, b->result.files, b->result.bytes, elapsed, eta);
         pthread_mutex_unlock(&b->lock);
     }
     gs_worker_release(&w);

@@ -40,10 +40,10 @@ typedef struct gs_file_outcome {
  * any time, so the caller makes printing thread-safe. */
 typedef struct gs_batch_events {
     void (*finished)(void *ctx, const gs_file_outcome *outcome); /* each input of the shard */
-    void (*progress)(unsigned done, unsigned total, uint64_t bytes_done, double elapsed_s,
-                     double eta_s);                               /* after each file */
+    void (*progress)(void *ctx, unsigned done, unsigned total, uint64_t bytes_done,
+                     double elapsed_s, double eta_s);             /* after each file */
     gs_note_fn note;                                             /* per-file notes, or NULL */
-    void *ctx;                                                   /* for finished and note */
+    void *ctx;                                       /* for finished, progress and note */
 } gs_batch_events;
 
 typedef struct gs_batch_result {

@@ -86,21 +86,26 @@ GSMOOTH_API gsmooth_status gsmooth_context_create(const gsmooth_context_options 
 /* Free a context and its backend instances. NULL is a no-op. */
 GSMOOTH_API void gsmooth_context_destroy(gsmooth_context *ctx);
 
-/* What a context found: one backend plugin. Strings live as long as the context. */
+/* What a context found: one plugin file. Strings live as long as the context. */
 typedef struct gsmooth_backend_info {
+    const char *path;        /* the file */
+    const char *load_error;  /* why it is no plugin this library takes, or NULL; when set,
+                                only path is valid */
     const char *name;        /* "cpu", "cuda", ... */
     const char *version;     /* the plugin's version */
     const char *description; /* one line */
-    const char *path;        /* the file it was loaded from */
+    uint32_t abi_major, abi_minor; /* the plugin ABI it was built against */
+    char operations[96];     /* "smooth,integral-rows,..." */
+    int takes_8_bit, takes_16_bit; /* sample depths it takes */
     int available;           /* its probe passed: it can run here */
     const char *probe;       /* the probe's words: the reason, or what was found */
     uint32_t devices;        /* devices it can use (0: a backend without devices) */
     int device_memory;       /* takes buffers in its device's memory (CUDA pointers) */
 } gsmooth_backend_info;
 
-/* Backends found, in search order (the first of a name wins; files that failed to load
- * are left out). gsmooth_context_backend probes backend i (a CUDA probe starts a device
- * context: tens to hundreds of milliseconds, once). */
+/* Plugin files found, in search order (the first of a name wins; files that failed to
+ * load are listed with load_error). gsmooth_context_backend probes plugin i (a CUDA probe
+ * starts a device context: tens to hundreds of milliseconds, once). */
 GSMOOTH_API size_t gsmooth_context_backend_count(gsmooth_context *ctx);
 GSMOOTH_API gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i,
                                                    gsmooth_backend_info *out, char *err,
@@ -189,6 +194,74 @@ GSMOOTH_API gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file
                                         const char *input, const char *output,
                                         gsmooth_file_result *result, char *err,
                                         size_t err_size);
+
+/* ---- many files: the command line's batch (-o DIR) ---- */
+
+/* A list of input paths, kept compactly (about 8 bytes a path beyond its text: a million
+ * paths are fine). */
+typedef struct gsmooth_inputs gsmooth_inputs; /* opaque */
+
+GSMOOTH_API gsmooth_inputs *gsmooth_inputs_create(void); /* NULL when out of memory */
+GSMOOTH_API void gsmooth_inputs_destroy(gsmooth_inputs *inputs); /* NULL is a no-op */
+/* Append one path (taken exactly as written). */
+GSMOOTH_API gsmooth_status gsmooth_inputs_add(gsmooth_inputs *inputs, const char *path, char *err,
+                                              size_t err_size);
+/* Append the paths of a list file ("-": standard input), one a line (separator '\n') or
+ * NUL-separated ('\0'); empty entries are skipped. */
+GSMOOTH_API gsmooth_status gsmooth_inputs_read(gsmooth_inputs *inputs, const char *list_file,
+                                               char separator, char *err, size_t err_size);
+GSMOOTH_API size_t gsmooth_inputs_count(const gsmooth_inputs *inputs);
+
+typedef enum gsmooth_file_status {
+    GSMOOTH_FILE_OK = 0,
+    GSMOOTH_FILE_FAILED = 1,
+    GSMOOTH_FILE_SKIPPED = 2 /* skip_existing: its output was there */
+} gsmooth_file_status;
+
+/* What became of one input of a batch. Pointers live for the length of the callback. */
+typedef struct gsmooth_file_outcome {
+    const char *input;          /* as listed */
+    const char *output;         /* its output path; NULL when none could be formed */
+    gsmooth_file_status status;
+    const char *error;          /* failed: the one-line cause; otherwise NULL */
+    gsmooth_file_result result; /* what the run learnt, and its times (zeros if unknown) */
+    double ms;                  /* wall time spent on it */
+} gsmooth_file_outcome;
+
+typedef struct gsmooth_batch_options {
+    uint32_t struct_size;        /* sizeof(gsmooth_batch_options): set by _init */
+    gsmooth_file_options file;   /* what to compute for each input */
+    const char *out_dir;         /* each result goes to out_dir/<name>, named as the CLI
+                                    names them (README, "Batch") */
+    unsigned jobs;               /* files in flight; 0: one per CPU, the context's threads split */
+    uint32_t shard_index, shard_count; /* this task's share: positions j with
+                                    j mod shard_count == shard_index ({0, 1}: all) */
+    int skip_existing;           /* an input whose output is a regular file is skipped */
+    /* Called once per input of the shard, one call at a time (from worker threads). */
+    void (*finished)(void *user, const gsmooth_file_outcome *outcome);
+    /* After each input: files finished of total, input bytes done, seconds so far and left. */
+    void (*progress)(void *user, unsigned done, unsigned total, uint64_t bytes_done,
+                     double elapsed_s, double eta_s);
+    void *user;                  /* passed to finished and progress */
+} gsmooth_batch_options;
+
+/* Fill `o` with the defaults: the file defaults, automatic jobs, the whole list. */
+GSMOOTH_API void gsmooth_batch_options_init(gsmooth_batch_options *o);
+
+typedef struct gsmooth_batch_result {
+    unsigned files, done, failed, skipped; /* counts over this shard */
+    double elapsed_s;                      /* wall time */
+    uint64_t bytes;                        /* input bytes of the files done */
+} gsmooth_batch_result;
+
+/* Process this shard of `inputs` into o->out_dir on a pool of workers, going on past a
+ * failed file (reported through `finished`). Two inputs whose outputs would share a name
+ * are found over the whole list: the later one fails. Returns GSMOOTH_OK when every file
+ * was done or skipped, GSMOOTH_ERR_IO when one failed (err: how many), or an error before
+ * any file was tried (a bad shard, out_dir not a directory). `result` may be NULL. */
+GSMOOTH_API gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *o,
+                                         const gsmooth_inputs *inputs, gsmooth_batch_result *result,
+                                         char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

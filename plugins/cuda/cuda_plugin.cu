@@ -577,9 +577,12 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
     if (iters == 0 && inst->device_memory) { /* the input unchanged, device to device */
         cudaError_t e = cudaSetDevice(inst->device);
         if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
-        if (e == cudaSuccess)
-            e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride,
-                                  (size_t)s->width * (s->in_bits / 8), s->rows,
+        const size_t row = (size_t)s->width * (s->in_bits / 8);
+        /* packed rows in one copy: a 2D copy of many narrow rows runs far below the rate */
+        if (e == cudaSuccess && s->src_stride == row && s->dst_stride == row)
+            e = cudaMemcpyAsync(s->dst, s->src, row * s->rows, cudaMemcpyDeviceToDevice, inst->stream[0]);
+        else if (e == cudaSuccess)
+            e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride, row, s->rows,
                                   cudaMemcpyDeviceToDevice, inst->stream[0]);
         if (e == cudaSuccess) e = cudaStreamSynchronize(inst->stream[0]);
         return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "copying", e);

@@ -19,8 +19,12 @@ class ContextOptions(ctypes.Structure):
 
 
 class BackendInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("version", ctypes.c_char_p),
-                ("description", ctypes.c_char_p), ("path", ctypes.c_char_p),
+    _fields_ = [("path", ctypes.c_char_p), ("load_error", ctypes.c_char_p),
+                ("name", ctypes.c_char_p), ("version", ctypes.c_char_p),
+                ("description", ctypes.c_char_p),
+                ("abi_major", ctypes.c_uint32), ("abi_minor", ctypes.c_uint32),
+                ("operations", ctypes.c_char * 96),
+                ("takes_8_bit", ctypes.c_int), ("takes_16_bit", ctypes.c_int),
                 ("available", ctypes.c_int), ("probe", ctypes.c_char_p),
                 ("devices", ctypes.c_uint32), ("device_memory", ctypes.c_int)]
 

@@ -10,4 +10,13 @@ enum { GS_HEADER_ABI_MAJOR = GS_PLUGIN_ABI_MAJOR, GS_HEADER_ABI_MINOR = GS_PLUGI
 #undef GS_PLUGIN_ABI_MINOR
 #define GS_PLUGIN_ABI_MINOR (GS_TEST_ABI_MINOR)
 
+/* GS_TEST_DESC_1_0: a plugin built against ABI 1.0, whose descriptor ends after `timings`
+ * (a host reads nothing past struct_size). */
+#ifdef GS_TEST_DESC_1_0
+#include <stddef.h>
+#undef GS_ABI_HEADER_INIT
+#define GS_ABI_HEADER_INIT(type) \
+    (uint32_t)(offsetof(gs_plugin_desc, timings) + sizeof(void (*)(void))), GS_PLUGIN_ABI_MAJOR, GS_PLUGIN_ABI_MINOR
+#endif
+
 #include "example_plugin.c"

@@ -291,6 +291,21 @@ def test_cuda_tensor_16bit_and_views():
     np.testing.assert_array_equal(gsmooth.smooth(c, 2).cpu().numpy(), ref_smooth(np.ascontiguousarray(a[:, ::2]), 2))
 
 
+def test_cuda_tensor_through_dlpack_alone():
+    # a torch subclass takes the general path (__dlpack__, __dlpack_device__), as cupy does
+    torch = cuda_torch()
+
+    class Sub(torch.Tensor):
+        pass
+
+    a = random_image(300, 1001)
+    t = torch.from_numpy(a).to("cuda").as_subclass(Sub)
+    got = gsmooth.smooth(t, 5, "xy")
+    assert isinstance(got, torch.Tensor) and got.is_cuda
+    np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 5, "xy"))
+    np.testing.assert_array_equal(gsmooth.integral(t, "2d").cpu().numpy(), ref_integral(a, "2d"))
+
+
 def test_cuda_lone_one_among_zeros():
     torch = cuda_torch()
     a = np.zeros((4, 4096), np.uint8)
@@ -360,3 +375,28 @@ def test_rows_spread_over_devices(tmp_path, monkeypatch):
     log.write_text("")
     np.testing.assert_array_equal(gsmooth.integral(a, "2d", backend=so), ref_integral(a, "2d"))
     assert {line.split()[0] for line in log.read_text().split("\n") if line} == {"0"}
+
+
+def cuda_backend_available():
+    found = {b["name"]: b for b in gsmooth.backends()}
+    return "cuda" in found and found["cuda"]["available"], found
+
+
+@pytest.mark.parametrize("axis, iters", [("x", 3), ("y", 9), ("xy", 4)])
+def test_numpy_arrays_on_the_cuda_backend(axis, iters):
+    ok, _ = cuda_backend_available()
+    if not ok:
+        pytest.skip("skipped: no CUDA device")
+    a = random_image(1500, 2100)
+    np.testing.assert_array_equal(gsmooth.smooth(a, iters, axis, backend="cuda"), ref_smooth(a, iters, axis))
+    np.testing.assert_array_equal(gsmooth.integral(a, "2d", backend="cuda"), ref_integral(a, "2d"))
+
+
+def test_numpy_rows_spread_over_cuda_devices(monkeypatch):
+    ok, found = cuda_backend_available()
+    if not ok or found["cuda"]["devices"] < 2:
+        pytest.skip("skipped: fewer than 2 CUDA devices")
+    monkeypatch.setenv("GSMOOTH_DEVICES", "all")
+    a = random_image(3001, 1777, np.uint16)
+    for axis, iters in [("x", 5), ("y", 60), ("xy", 3)]:
+        np.testing.assert_array_equal(gsmooth.smooth(a, iters, axis, backend="cuda"), ref_smooth(a, iters, axis))

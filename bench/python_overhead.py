@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""python_overhead.py: where the time of gsmooth.smooth(torch CUDA tensor) goes beyond the kernel: Python preparation (DLPack views, the result's allocation), the library call, and the call with its arguments made once.
+
+Usage: python3 bench/python_overhead.py [N]   (default 16384; needs torch and a CUDA device)
+"""
+import ctypes
+import sys
+
+import gsmooth
+from gsmooth import _n, _prepare, _context
+from python_bench import median_ms  # the same warm-up and median, beside this script
+
+
+def median_us(fn):
+    return median_ms(fn, reps=31) * 1e3
+
+
+def main():
+    import torch
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 16384
+    t = torch.randint(0, 256, (n, n), dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    same = lambda bits, w, h: bits
+    ctx = _context("auto")
+    p = _prepare(t, same)
+    err = _n.error_buffer()
+    src, dst = ctypes.byref(p.src), ctypes.byref(p.dst)
+    rows = [
+        ("gsmooth.smooth(t, 3), whole", lambda: gsmooth.smooth(t, 3)),
+        ("_prepare (views, torch.empty)", lambda: _prepare(t, same)),
+        ("t.__dlpack__(stream=1)", lambda: t.__dlpack__(stream=1)),
+        ("t.__dlpack__()", lambda: t.__dlpack__()),
+        ("torch.empty_like(t)", lambda: torch.empty_like(t)),
+        ("library call, K=3", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 3, 1, err, _n.ERR_SIZE)),
+        ("library call, K=0 (device copy)", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 0, 1, err, _n.ERR_SIZE)),
+        ("library call, K=1", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 1, 1, err, _n.ERR_SIZE)),
+        ("torch.cuda.synchronize()", torch.cuda.synchronize),
+    ]
+    print(f"{n}x{n} u8 on {torch.cuda.get_device_name(0)}; medians of 31, microseconds")
+    for name, fn in rows:
+        print(f"  {name:<36} {median_us(fn):9.1f} us", flush=True)
+    small = torch.randint(0, 256, (64, 64), dtype=torch.uint8, device="cuda")
+    print(f"  {'gsmooth.smooth(64x64 tensor, 3)':<36} {median_us(lambda: gsmooth.smooth(small, 3)):9.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
