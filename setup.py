@@ -16,7 +16,9 @@ class BuildWithCMake(build_py):
     def run(self):
         super().run()
         build = os.path.join(os.path.abspath(self.get_finalized_command("build").build_temp), "cmake")
-        configure = ["cmake", "-S", SOURCE, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DGSMOOTH_TESTS=OFF"]
+        # lib/ whatever the platform's GNUInstallDirs says (lib64 on Fedora): copied from there
+        configure = ["cmake", "-S", SOURCE, "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DGSMOOTH_TESTS=OFF",
+                     "-DCMAKE_INSTALL_LIBDIR=lib"]
         if shutil.which("ninja"):
             configure += ["-G", "Ninja"]
         # e.g. GSMOOTH_CMAKE_ARGS=-DGSMOOTH_CUDA=OFF for a build without the CUDA plugin

@@ -109,7 +109,7 @@ static gs_status run_batch(gsmooth_context *ctx, const gs_options *o, outcome_si
     bo.finished = on_finished;
     bo.progress = isatty(STDERR_FILENO) && (o->progress || !o->quiet) ? gs_report_progress : NULL;
     bo.user = sink;
-    gsmooth_batch_result r;
+    gsmooth_batch_result r = {.struct_size = sizeof r};
     rc = (gs_status)gsmooth_batch(ctx, &bo, list, &r, err, sizeof err);
     gs_report_end_progress();
     gsmooth_inputs_destroy(list);
@@ -124,7 +124,8 @@ static gs_status run_batch(gsmooth_context *ctx, const gs_options *o, outcome_si
 
 static gs_status run_single(gsmooth_context *ctx, const gs_options *o, outcome_sink *sink)
 {
-    gsmooth_file_outcome out = {.input = o->inputs[0], .output = o->output, .status = GSMOOTH_FILE_OK};
+    gsmooth_file_outcome out = {.struct_size = sizeof out, .input = o->inputs[0], .output = o->output,
+                                .status = GSMOOTH_FILE_OK, .result = {.struct_size = sizeof out.result}};
     if (o->skip_existing && strcmp(o->output, "-") != 0 && gs_output_exists(o->output)) {
         out.status = GSMOOTH_FILE_SKIPPED;
         if (!o->quiet) gs_report_note(NULL, o->output, "exists: skipped (--skip-existing)");

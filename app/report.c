@@ -111,7 +111,7 @@ void gs_report_backends(gsmooth_context *ctx, int verbose)
         return;
     }
     for (size_t i = 0; i < count; ++i) {
-        gsmooth_backend_info b;
+        gsmooth_backend_info b = {.struct_size = sizeof b};
         char err[GSMOOTH_ERR_SIZE];
         if (gsmooth_context_backend(ctx, i, &b, err, sizeof err) != GSMOOTH_OK) continue;
         if (b.load_error) {

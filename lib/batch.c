@@ -62,8 +62,11 @@ static void relay_finished(void *arg, const gs_file_outcome *o)
 {
     const batch_relay *r = arg;
     if (!r->options->finished) return;
-    gsmooth_file_outcome out = {o->input, o->output, (gsmooth_file_status)o->status, o->error,
-                                {0, 0, 0, NULL, 0, 0, 0, 0, 0, 0}, o->ms};
+    gsmooth_file_outcome out;
+    memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    out.input = o->input, out.output = o->output, out.status = (gsmooth_file_status)o->status;
+    out.error = o->error, out.ms = o->ms;
     gs_file_result_of(&o->facts, o->times, &out.result);
     r->options->finished(r->options->user, &out);
 }
@@ -89,21 +92,27 @@ gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *
                              const gsmooth_inputs *inputs, gsmooth_batch_result *result, char *err,
                              size_t err_size)
 {
-    gsmooth_batch_result unused;
-    if (!result) result = &unused;
-    memset(result, 0, sizeof *result);
-    if (!ctx || !o || !inputs || !o->out_dir)
+    if (!ctx || !o || !inputs)
         return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
-    if (o->struct_size < sizeof *o)
-        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE,
-                                        "batch options of %u bytes: call gsmooth_batch_options_init",
-                                        o->struct_size));
+    gs_status rc = result ? gs_struct_out_check(result, GS_SIZE_0_2_BATCH_RESULT, "batch result", err, err_size)
+                          : GS_OK;
+    if (rc != GS_OK) return gs_public_status(rc);
+    gsmooth_batch_result full;
+    memset(&full, 0, sizeof full);
+    full.struct_size = sizeof full;
+    if (result) gs_struct_out(result, &full, sizeof full); /* zeros until the batch has run */
+    gsmooth_batch_options given;
+    gsmooth_batch_options_init(&given);
+    rc = gs_struct_in(&given, sizeof given, o, GS_SIZE_0_2_BATCH_OPTIONS, "batch options", err, err_size);
+    if (rc != GS_OK) return gs_public_status(rc);
+    o = &given;
+    if (!o->out_dir) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no output directory"));
     if (o->shard_count == 0 || o->shard_index >= o->shard_count)
         return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE,
                                         "--shard takes I/N with 0 <= I < N, not %u/%u", o->shard_index,
                                         o->shard_count));
     gs_work work;
-    gs_status rc = gs_work_of(&o->file, &work, err, err_size);
+    rc = gs_work_of(&o->file, &work, err, err_size);
     if (rc != GS_OK) return gs_public_status(rc);
     struct stat sb;
     if (stat(o->out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
@@ -118,7 +127,8 @@ gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *
     pthread_mutex_lock(&ctx->call);
     gs_batch_run(&ctx->session, &request, &events, &r);
     pthread_mutex_unlock(&ctx->call);
-    *result = (gsmooth_batch_result){r.files, r.done, r.failed, r.skipped, r.elapsed_s, r.bytes};
+    full = (gsmooth_batch_result){sizeof full, r.files, r.done, r.failed, r.skipped, r.elapsed_s, r.bytes};
+    if (result) gs_struct_out(result, &full, sizeof full);
     if (r.failed)
         return gs_public_status(gs_fail(err, err_size, GS_ERR_IO, "%u of %u file%s failed", r.failed,
                                         r.files, r.files == 1 ? "" : "s"));

@@ -29,6 +29,10 @@ static gs_status check_image(const gsmooth_image *im, const char *what, char *er
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: empty image (%ux%u)", what, im->width, im->height);
     if (im->memory != GSMOOTH_MEMORY_HOST && im->memory != GSMOOTH_MEMORY_CUDA)
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: unknown memory kind %d", what, (int)im->memory);
+    if (im->bits != 8 && im->bits != 16 && im->bits != 32 && im->bits != 64)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "%s: %u-bit values; gsmooth takes 8 or 16 (samples), 32 or 64 (integrals)", what,
+                       im->bits);
     const size_t sample = im->bits / 8;
     if (sample > 1 && ((uintptr_t)im->data % sample || im->stride % sample))
         return gs_fail(err, err_size, GS_ERR_USAGE,

@@ -22,6 +22,43 @@ const char *gsmooth_version(void)
 
 gsmooth_status gs_public_status(gs_status rc) { return (gsmooth_status)rc; }
 
+static uint32_t struct_size_of(const void *s)
+{
+    uint32_t size;
+    memcpy(&size, s, sizeof size);
+    return size;
+}
+
+gs_status gs_struct_in(void *dst, size_t size, const void *given, size_t min_size, const char *what,
+                       char *err, size_t err_size)
+{
+    const uint32_t given_size = struct_size_of(given);
+    if (given_size < min_size)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s of %u bytes (at least %zu): set struct_size",
+                       what, given_size, min_size);
+    memcpy(dst, given, given_size < size ? given_size : size);
+    const uint32_t own = (uint32_t)size;
+    memcpy(dst, &own, sizeof own);
+    return GS_OK;
+}
+
+gs_status gs_struct_out_check(const void *dst, size_t min_size, const char *what, char *err,
+                              size_t err_size)
+{
+    const uint32_t size = struct_size_of(dst);
+    if (size < min_size)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s of %u bytes (at least %zu): set struct_size",
+                       what, size, min_size);
+    return GS_OK;
+}
+
+void gs_struct_out(void *dst, const void *full, size_t size)
+{
+    const uint32_t dst_size = struct_size_of(dst);
+    memcpy((char *)dst + sizeof dst_size, (const char *)full + sizeof dst_size,
+           (dst_size < size ? dst_size : size) - sizeof dst_size);
+}
+
 gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size)
 {
     if (iters > GS_PLUGIN_MAX_ITERS)
@@ -54,13 +91,14 @@ gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_
 {
     if (!out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null context pointer"));
     *out = NULL;
-    gsmooth_context_options defaults;
-    gsmooth_context_options_init(&defaults);
-    if (!o) o = &defaults;
-    if (o->struct_size < sizeof *o)
-        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE,
-                                        "context options of %u bytes: call gsmooth_context_options_init",
-                                        o->struct_size));
+    gsmooth_context_options given;
+    gsmooth_context_options_init(&given);
+    if (o) {
+        gs_status rc = gs_struct_in(&given, sizeof given, o, GS_SIZE_0_2_CONTEXT_OPTIONS,
+                                    "context options", err, err_size);
+        if (rc != GS_OK) return gs_public_status(rc);
+    }
+    o = &given;
     const char *backend = o->backend && *o->backend ? o->backend : "auto";
     gs_device_choice devices;
     memset(&devices, 0, sizeof devices);
@@ -95,6 +133,8 @@ gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_
 void gsmooth_context_destroy(gsmooth_context *ctx)
 {
     if (!ctx) return;
+    pthread_mutex_lock(&ctx->call); /* a call still running on another thread ends first */
+    pthread_mutex_unlock(&ctx->call);
     gs_worker_release(&ctx->worker);
     gs_session_close(&ctx->session);
     pthread_mutex_destroy(&ctx->call);
@@ -107,6 +147,10 @@ gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_b
                                        char *err, size_t err_size)
 {
     if (!ctx || !out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
+    gs_status rc = gs_struct_out_check(out, GS_SIZE_0_2_BACKEND_INFO, "backend info", err, err_size);
+    if (rc != GS_OK) return gs_public_status(rc);
+    gsmooth_backend_info info;
+    memset(&info, 0, sizeof info);
     pthread_mutex_lock(&ctx->call);
     pthread_mutex_lock(&ctx->session.lock); /* probes of the shared list run under it */
     gs_backend *b = i < ctx->session.list.count ? &ctx->session.list.items[i] : NULL;
@@ -114,23 +158,24 @@ gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_b
     pthread_mutex_unlock(&ctx->session.lock);
     pthread_mutex_unlock(&ctx->call);
     if (!b) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i));
-    memset(out, 0, sizeof *out);
-    out->path = b->path;
+    info.path = b->path;
     if (!b->desc) {
-        out->load_error = b->load_error;
+        info.load_error = b->load_error;
+        gs_struct_out(out, &info, sizeof info);
         return GSMOOTH_OK;
     }
-    out->name = b->desc->name;
-    out->version = b->desc->version;
-    out->description = b->desc->description;
-    out->abi_major = b->desc->abi_major;
-    out->abi_minor = b->desc->abi_minor;
-    gs_ops_text(b->ops, out->operations, sizeof out->operations);
-    out->takes_8_bit = (b->desc->depths & GS_DEPTH_U8) != 0;
-    out->takes_16_bit = (b->desc->depths & GS_DEPTH_U16) != 0;
-    out->available = b->available;
-    out->probe = b->probe_msg;
-    out->devices = b->devices;
-    out->device_memory = (b->memories & GS_MEMORY_DEVICE) != 0;
+    info.name = b->desc->name;
+    info.version = b->desc->version;
+    info.description = b->desc->description;
+    info.abi_major = b->desc->abi_major;
+    info.abi_minor = b->desc->abi_minor;
+    gs_ops_text(b->ops, info.operations, sizeof info.operations);
+    info.takes_8_bit = (b->desc->depths & GS_DEPTH_U8) != 0;
+    info.takes_16_bit = (b->desc->depths & GS_DEPTH_U16) != 0;
+    info.available = b->available;
+    info.probe = b->probe_msg;
+    info.devices = b->devices;
+    info.device_memory = (b->memories & GS_MEMORY_DEVICE) != 0;
+    gs_struct_out(out, &info, sizeof info);
     return GSMOOTH_OK;
 }

@@ -17,12 +17,14 @@ void gsmooth_file_options_init(gsmooth_file_options *o)
 
 gs_status gs_work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size)
 {
-    gsmooth_file_options defaults;
-    gsmooth_file_options_init(&defaults);
-    if (!o) o = &defaults;
-    if (o->struct_size < sizeof *o)
-        return gs_fail(err, err_size, GS_ERR_USAGE,
-                       "file options of %u bytes: call gsmooth_file_options_init", o->struct_size);
+    gsmooth_file_options given;
+    gsmooth_file_options_init(&given);
+    if (o) {
+        gs_status rc = gs_struct_in(&given, sizeof given, o, GS_SIZE_0_2_FILE_OPTIONS, "file options",
+                                    err, err_size);
+        if (rc != GS_OK) return rc;
+    }
+    o = &given;
     if (o->kind != GSMOOTH_WORK_SMOOTH && o->kind != GSMOOTH_WORK_INTEGRAL_ROWS &&
         o->kind != GSMOOTH_WORK_INTEGRAL_2D)
         return gs_fail(err, err_size, GS_ERR_USAGE, "unknown work kind %d", (int)o->kind);
@@ -44,6 +46,7 @@ gs_status gs_work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_
 void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->struct_size = sizeof *r;
     if (facts) {
         r->width = facts->width, r->height = facts->height, r->bits = facts->bits;
         r->backend = facts->backend;
@@ -58,13 +61,13 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
                             const char *output, gsmooth_file_result *result, char *err,
                             size_t err_size)
 {
-    gsmooth_file_result unused;
-    if (!result) result = &unused;
-    memset(result, 0, sizeof *result);
     if (!ctx || !input || !output)
         return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
+    gs_status rc = result ? gs_struct_out_check(result, GS_SIZE_0_2_FILE_RESULT, "file result", err, err_size)
+                          : GS_OK;
+    if (rc != GS_OK) return gs_public_status(rc);
     gs_work work;
-    gs_status rc = gs_work_of(o, &work, err, err_size);
+    rc = gs_work_of(o, &work, err, err_size);
     if (rc != GS_OK) return gs_public_status(rc);
     gs_job job = {work, gs_worker_select, &ctx->worker, ctx->note ? gs_context_note : NULL,
                   gs_worker_lanes, gs_worker_lane, ctx};
@@ -73,6 +76,8 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
     pthread_mutex_lock(&ctx->call);
     rc = gs_pipeline_run(&job, input, output, &t, &facts, err, err_size);
     pthread_mutex_unlock(&ctx->call);
-    gs_file_result_of(&facts, &t, result);
+    gsmooth_file_result full;
+    gs_file_result_of(&facts, &t, &full);
+    if (result) gs_struct_out(result, &full, sizeof full);
     return gs_public_status(rc);
 }

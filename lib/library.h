@@ -19,6 +19,27 @@ struct gsmooth_context {
     void *note_user;
 };
 
+/* Versioned structs (gsmooth.h, "Versioning"). Their sizes as version 0.2 shipped them:
+ * later fields are appended after these, and these stay the smallest sizes taken. */
+#define GS_SIZE_0_2_CONTEXT_OPTIONS sizeof(gsmooth_context_options)
+#define GS_SIZE_0_2_FILE_OPTIONS sizeof(gsmooth_file_options)
+#define GS_SIZE_0_2_BATCH_OPTIONS sizeof(gsmooth_batch_options)
+#define GS_SIZE_0_2_BACKEND_INFO sizeof(gsmooth_backend_info)
+#define GS_SIZE_0_2_FILE_RESULT sizeof(gsmooth_file_result)
+#define GS_SIZE_0_2_BATCH_RESULT sizeof(gsmooth_batch_result)
+
+/* Options in: `given` (its first field its struct_size, at least min_size) copied over
+ * `dst` (`size` bytes, holding the defaults) up to the smaller size. */
+gs_status gs_struct_in(void *dst, size_t size, const void *given, size_t min_size, const char *what,
+                       char *err, size_t err_size);
+
+/* A result to fill: its struct_size at least min_size. */
+gs_status gs_struct_out_check(const void *dst, size_t min_size, const char *what, char *err,
+                              size_t err_size);
+
+/* A result out: `full` (`size` bytes) copied into `dst` up to dst's struct_size, which stays. */
+void gs_struct_out(void *dst, const void *full, size_t size);
+
 /* The public status of an internal one (the values are the same, checked at build). */
 gsmooth_status gs_public_status(gs_status rc);
 

@@ -15,6 +15,14 @@
  * prints, exits or aborts; notes (a colour image converted, a backend fallback) go to the
  * context's `note` callback when one is given.
  *
+ * Versioning. Every struct that crosses the API starts with struct_size: the caller sets it
+ * to sizeof the struct as its header declares it (the _init functions do, for options),
+ * also in a result it passes to be filled. The library reads options and writes results
+ * only up to struct_size, and later versions only append fields, so a program built
+ * against an older header keeps working with a newer library: fields it does not know
+ * take their defaults and are not written. A struct_size below the struct's size in
+ * version 0.2 is refused (GSMOOTH_ERR_USAGE).
+ *
  * Threading. Every function may be called from any thread. Calls on one context run one
  * at a time: the context holds a lock for the length of each call. Use one context per
  * thread to compute at once; contexts share nothing. A context's backend instances (a
@@ -88,6 +96,7 @@ GSMOOTH_API void gsmooth_context_destroy(gsmooth_context *ctx);
 
 /* What a context found: one plugin file. Strings live as long as the context. */
 typedef struct gsmooth_backend_info {
+    uint32_t struct_size;    /* the caller's sizeof(gsmooth_backend_info) */
     const char *path;        /* the file */
     const char *load_error;  /* why it is no plugin this library takes, or NULL; when set,
                                 only path is valid */
@@ -133,7 +142,9 @@ typedef struct gsmooth_image {
 #define GSMOOTH_AXIS_X 1u /* along each row */
 #define GSMOOTH_AXIS_Y 2u /* down each column */
 
-/* Smooth `src` into `dst` (same size and depth; they must not overlap): `iters` passes
+/* Smooth `src` into `dst` (same size and depth; their spans, from the first row's first
+ * byte to the last row's last, must not overlap, even where interleaved rows would not
+ * touch): `iters` passes
  * (0..GSMOOTH_MAX_ITERS) along each axis in `axes` (0 means X). Host buffers run on the
  * context's backend (auto: CUDA for large work when it can run, else the CPU); CUDA
  * buffers run on their own device with a backend that takes device memory, without a
@@ -180,6 +191,7 @@ GSMOOTH_API void gsmooth_file_options_init(gsmooth_file_options *o);
 
 /* What a file call learnt, and where its time went (nanoseconds). */
 typedef struct gsmooth_file_result {
+    uint32_t struct_size;         /* the caller's sizeof(gsmooth_file_result) */
     uint32_t width, height, bits; /* the input (0 until known) */
     const char *backend;          /* the backend that ran it (static string), or NULL */
     uint64_t decode_ns, upload_ns, kernel_ns, download_ns, encode_ns, total_ns;
@@ -220,6 +232,7 @@ typedef enum gsmooth_file_status {
 
 /* What became of one input of a batch. Pointers live for the length of the callback. */
 typedef struct gsmooth_file_outcome {
+    uint32_t struct_size;       /* sizeof(gsmooth_file_outcome) in the library */
     const char *input;          /* as listed */
     const char *output;         /* its output path; NULL when none could be formed */
     gsmooth_file_status status;
@@ -249,6 +262,7 @@ typedef struct gsmooth_batch_options {
 GSMOOTH_API void gsmooth_batch_options_init(gsmooth_batch_options *o);
 
 typedef struct gsmooth_batch_result {
+    uint32_t struct_size;                  /* the caller's sizeof(gsmooth_batch_result) */
     unsigned files, done, failed, skipped; /* counts over this shard */
     double elapsed_s;                      /* wall time */
     uint64_t bytes;                        /* input bytes of the files done */

@@ -31,8 +31,10 @@ constexpr int kStreams = 2;                     /* double buffering: copy-in ove
 constexpr size_t kChunkBytes = (size_t)16 << 20; /* largest single buffer of a chunk */
 constexpr uint32_t kPreferredStripBytes = 64u << 20; /* four chunks: the pipeline fills */
 /* Device-memory strips whose rows the kernels take in place need no staging: a chunk is
- * bounded by its float scratch alone, so one launch covers the strip when none is needed. */
-constexpr size_t kDirectChunkBytes = (size_t)1 << 30;
+ * bounded by its float scratch alone, so one launch covers the strip when none is needed.
+ * Scratch is kept per stream until the instance goes: 2 x 128 MiB at most beside a caller's
+ * own allocations (1 GiB chunks held 2 GiB after one 16384^2 xy call). */
+constexpr size_t kDirectChunkBytes = (size_t)128 << 20;
 static_assert(kStreams >= 2, "overlap needs two streams at least");
 
 enum { EV_START, EV_UPLOADED, EV_COMPUTED, EV_DOWNLOADED, EV_COUNT };
@@ -61,6 +63,26 @@ struct gs_plugin_instance {
 
 namespace {
 
+/* The calling thread's current device, restored when the scope ends: the plugin's calls
+ * select their instance's device, and a caller's thread (a torch or cupy program calling
+ * libgsmooth) must find its own device unchanged afterwards. */
+struct device_scope {
+    int saved = -1;
+    device_scope()
+    {
+        if (cudaGetDevice(&saved) != cudaSuccess) {
+            cudaGetLastError();
+            saved = -1;
+        }
+    }
+    ~device_scope()
+    {
+        if (saved >= 0) cudaSetDevice(saved);
+    }
+    device_scope(const device_scope &) = delete;
+    device_scope &operator=(const device_scope &) = delete;
+};
+
 /* ---- errors ---- */
 
 gs_plugin_status fail_cuda(char *err, size_t err_size, const char *what, cudaError_t e)
@@ -77,6 +99,7 @@ __global__ void probe_empty_kernel() {}
 
 gs_plugin_status cuda_probe(char *err, size_t err_size)
 {
+    device_scope keep_device;
     int driver = 0, runtime = 0, count = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
@@ -156,6 +179,7 @@ void release_buffers(gs_plugin_instance *inst)
 void cuda_destroy(gs_plugin_instance *inst)
 {
     if (!inst) return;
+    device_scope keep_device;
     cudaSetDevice(inst->device);
     for (int s = 0; s < kStreams; ++s)
         if (inst->stream[s]) cudaStreamSynchronize(inst->stream[s]);
@@ -181,6 +205,7 @@ const struct {
 gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance **out,
                              char *err, size_t err_size)
 {
+    device_scope keep_device;
     gs_plugin_status prc = GS_PLUGIN_OK;
     gs_plugin_instance *inst = NULL;
     gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_REGISTERS;
@@ -309,16 +334,20 @@ struct strip_io {
     bool direct_out; /* the kernels write dst in place */
 };
 
-bool aligned_rows(const void *p, size_t stride)
+/* Rows the kernels may read or write in place: base, stride and the row's own bytes all
+ * multiples of GS_CUDA_ALIGN, since they move whole 16-byte vectors up to the row's end
+ * (a shorter last row would take them past the caller's allocation). */
+bool aligned_rows(const void *p, size_t stride, size_t row_bytes)
 {
-    return (uintptr_t)p % GS_CUDA_ALIGN == 0 && stride % GS_CUDA_ALIGN == 0;
+    return (uintptr_t)p % GS_CUDA_ALIGN == 0 && stride % GS_CUDA_ALIGN == 0 &&
+           row_bytes % GS_CUDA_ALIGN == 0;
 }
 
 strip_io io_of(const gs_plugin_instance *inst, const gs_strip *s)
 {
     strip_io io = {inst->device_memory, false, false};
-    io.direct_in = io.device && aligned_rows(s->src, s->src_stride);
-    io.direct_out = io.device && aligned_rows(s->dst, s->dst_stride);
+    io.direct_in = io.device && aligned_rows(s->src, s->src_stride, (size_t)s->width * (s->in_bits / 8));
+    io.direct_out = io.device && aligned_rows(s->dst, s->dst_stride, (size_t)s->width * (s->out_bits / 8));
     return io;
 }
 
@@ -569,6 +598,7 @@ gs_plugin_status check_strip(const gs_plugin_instance *inst, const gs_strip *s, 
 gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32_t iters,
                              char *err, size_t err_size)
 {
+    device_scope keep_device;
     gs_plugin_status prc = check_strip(inst, s, 0, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     if (iters > GS_PLUGIN_MAX_ITERS)
@@ -602,6 +632,7 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
 gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s, char *err,
                                     size_t err_size)
 {
+    device_scope keep_device;
     gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     cudaError_t e = cudaSetDevice(inst->device);
@@ -612,6 +643,7 @@ gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
 gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
                                   void *column_sums, char *err, size_t err_size)
 {
+    device_scope keep_device;
     gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     if (!column_sums) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null column sums");
@@ -652,6 +684,7 @@ gs_plugin_status cuda_smooth_axes(gs_plugin_instance *inst, const gs_strip *s, u
                                   uint32_t halo_above, uint32_t halo_below, uint32_t iters,
                                   char *err, size_t err_size)
 {
+    device_scope keep_device;
     if (!inst) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null instance");
     gs_plugin_status prc = gs_window_check(s, axes, halo_above, halo_below, iters, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;

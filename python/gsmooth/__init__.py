@@ -72,6 +72,7 @@ def backends():
     out = []
     for i in range(_n.lib.gsmooth_context_backend_count(ctx)):
         info, err = _n.BackendInfo(), _n.error_buffer()
+        info.struct_size = ctypes.sizeof(info)
         rc = _n.lib.gsmooth_context_backend(ctx, i, ctypes.byref(info), err, _n.ERR_SIZE)
         if rc:
             _raise(rc, err)
@@ -144,7 +145,10 @@ def _same_kind(a, result):
 # ---- CUDA tensors (DLPack) ----
 
 def _cuda_view(a):
-    v = _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
+    try:
+        v = _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
+    except BufferError as e:  # the producer cannot export this array as it is
+        raise ValueError(f"cannot read this CUDA array through DLPack: {e}") from e
     if v.code != _dlpack.KDL_UINT or v.bits not in (8, 16) or v.lanes != 1:
         raise _dtype_error(f"DLPack type code {v.code}, {v.bits} bits")
     h, w = _check_shape(v.shape, v.ndim)
@@ -217,21 +221,33 @@ def _prepare_torch_cuda(t, out_bits_of):
     return _Prepared(src, dst, (t,), out)
 
 
+def _is_torch_tensor(a):
+    """A torch.Tensor, subclasses (Parameter) included, without importing torch."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(a, torch.Tensor)
+
+
 def _prepare(a, out_bits_of):
     """Check `a`, allocate the result (on a's device for a CUDA tensor), describe both."""
-    if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
-        return _prepare_torch_cuda(a, out_bits_of)
+    if not isinstance(a, np.ndarray) and _is_torch_tensor(a):
+        if a.is_cuda:
+            return _prepare_torch_cuda(a.detach(), out_bits_of)
+        a = a.detach()  # a CPU tensor that requires grad exports no DLPack
     dev = None if isinstance(a, np.ndarray) else _dlpack.device_of(a)
     if dev is not None and dev[0] in _CUDA_KINDS:
         v, h, w, rows_ok = _cuda_view(a)
-        if not rows_ok:
-            if not hasattr(a, "contiguous"):
-                raise ValueError("CUDA arrays need contiguous rows")
-            a = a.contiguous()
+        if not rows_ok:  # not contiguous within rows: a dense copy on the device
+            fw = _framework(a)
+            if hasattr(fw, "ascontiguousarray"):
+                a = fw.ascontiguousarray(a)
+            elif hasattr(a, "contiguous"):
+                a = a.contiguous()
+            else:
+                raise ValueError(f"CUDA arrays of {fw.__name__} need contiguous rows")
             v, h, w, rows_ok = _cuda_view(a)
         bits = out_bits_of(v.bits, w, h)
         out = _cuda_empty(a, h, w, bits, v.device_id)
-        ov = _dlpack.view(out, stream=_LEGACY_DEFAULT_STREAM)
+        ov, _, _, _ = _cuda_view(out)
         dst = _cuda_image(ov, h, w)
         dst.bits = bits
         return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out)

@@ -19,7 +19,7 @@ class ContextOptions(ctypes.Structure):
 
 
 class BackendInfo(ctypes.Structure):
-    _fields_ = [("path", ctypes.c_char_p), ("load_error", ctypes.c_char_p),
+    _fields_ = [("struct_size", ctypes.c_uint32), ("path", ctypes.c_char_p), ("load_error", ctypes.c_char_p),
                 ("name", ctypes.c_char_p), ("version", ctypes.c_char_p),
                 ("description", ctypes.c_char_p),
                 ("abi_major", ctypes.c_uint32), ("abi_minor", ctypes.c_uint32),

@@ -7,6 +7,12 @@ rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+# Both libraries define gsmooth_* and nothing else globally (sanitizer runtimes' __ names aside).
+for lib in "$work/prefix/lib/libgsmooth.a" "$work/prefix/lib/libgsmooth.so"; do
+    stray=$(nm -g --defined-only $( [ "${lib%.so}" != "$lib" ] && echo -D ) "$lib" |
+        awk 'NF == 3 && $3 !~ /^(gsmooth_|__)/ { print $3 }' | head -5)
+    [ -z "$stray" ] || { echo "FAIL: $lib defines other global symbols: $stray"; exit 1; }
+done
 cc="${CC:-cc} ${GS_TEST_CFLAGS:-}"
 # shared: libgsmooth.so, found at run time through the rpath the caller chose
 $cc -o "$work/test_library_shared" "$src/tests/lib/test_library.c" \

@@ -174,7 +174,7 @@ START_TEST(file_to_file_golden)
     gsmooth_file_options fo;
     gsmooth_file_options_init(&fo);
     fo.iters = 10;
-    gsmooth_file_result r;
+    gsmooth_file_result r = {.struct_size = sizeof r};
     ck_assert_msg(gsmooth_file(ctx, &fo, in, out, &r, err, sizeof err) == GSMOOTH_OK, "%s", err);
     ck_assert_str_eq(r.backend, "cpu");
     ck_assert_uint_eq(r.bits, 8);
@@ -242,7 +242,7 @@ START_TEST(batch_in_shards)
     tally t = {0, 0, 0, ""};
     bo.user = &t;
     bo.shard_count = 2;
-    gsmooth_batch_result r;
+    gsmooth_batch_result r = {.struct_size = sizeof r};
     for (uint32_t shard = 0; shard < 2; ++shard) {
         bo.shard_index = shard;
         gsmooth_status rc = gsmooth_batch(ctx, &bo, in, &r, err, sizeof err);
@@ -343,14 +343,24 @@ START_TEST(backends_listed)
     char err[GSMOOTH_ERR_SIZE];
     int cpu = 0;
     for (size_t i = 0; i < gsmooth_context_backend_count(ctx); ++i) {
-        gsmooth_backend_info info;
+        gsmooth_backend_info info = {.struct_size = sizeof info};
         ck_assert_int_eq(gsmooth_context_backend(ctx, i, &info, err, sizeof err), GSMOOTH_OK);
         if (info.load_error) continue; /* a file that is no plugin */
         if (strcmp(info.name, "cpu") == 0) cpu = info.available && !info.device_memory && info.devices == 0;
     }
     ck_assert_msg(cpu, "the CPU backend is found beside libgsmooth and can run");
-    gsmooth_backend_info info;
+    gsmooth_backend_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(gsmooth_context_backend(ctx, 999, &info, err, sizeof err), GSMOOTH_ERR_USAGE);
+    /* a result without its size is refused, not written past */
+    gsmooth_backend_info unsized = {.struct_size = 0};
+    ck_assert_int_eq(gsmooth_context_backend(ctx, 0, &unsized, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "set struct_size"));
+    /* options from a caller that did not call _init */
+    gsmooth_context_options raw;
+    memset(&raw, 0, sizeof raw);
+    gsmooth_context *other = NULL;
+    ck_assert_int_eq(gsmooth_context_create(&raw, &other, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_null(other);
     ck_assert_str_eq(gsmooth_version(), "0.2.0");
     gsmooth_context_destroy(ctx);
 }

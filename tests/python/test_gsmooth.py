@@ -291,19 +291,37 @@ def test_cuda_tensor_16bit_and_views():
     np.testing.assert_array_equal(gsmooth.smooth(c, 2).cpu().numpy(), ref_smooth(np.ascontiguousarray(a[:, ::2]), 2))
 
 
-def test_cuda_tensor_through_dlpack_alone():
-    # a torch subclass takes the general path (__dlpack__, __dlpack_device__), as cupy does
+def test_cuda_tensor_through_dlpack_alone(monkeypatch):
+    # the general path (__dlpack__, __dlpack_device__), as cupy takes it, on a torch tensor
     torch = cuda_torch()
-
-    class Sub(torch.Tensor):
-        pass
-
+    monkeypatch.setattr(gsmooth, "_is_torch_tensor", lambda a: False)
     a = random_image(300, 1001)
-    t = torch.from_numpy(a).to("cuda").as_subclass(Sub)
+    t = torch.from_numpy(a).to("cuda")
     got = gsmooth.smooth(t, 5, "xy")
     assert isinstance(got, torch.Tensor) and got.is_cuda
     np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 5, "xy"))
     np.testing.assert_array_equal(gsmooth.integral(t, "2d").cpu().numpy(), ref_integral(a, "2d"))
+
+
+def test_cuda_parameter_off_the_current_device():
+    torch = cuda_torch()
+    dev = cuda_devices(torch)[-1]
+    a = random_image(100, 256)
+    p = torch.nn.Parameter(torch.from_numpy(a).to(dev), requires_grad=False)
+    torch.cuda.set_device(0)
+    got = gsmooth.smooth(p, 3)
+    assert str(got.device) == dev
+    assert torch.cuda.current_device() == 0  # the caller's device is left as it was
+    np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 3))
+
+
+def test_cuda_row_end_not_a_vector():
+    # 52 bytes: a last row of 20 samples ends mid-vector; the in-place kernels would read past
+    torch = cuda_torch()
+    base = torch.randint(0, 256, (52,), dtype=torch.uint8, device="cuda")
+    t = base.as_strided((2, 20), (32, 1))
+    want = ref_smooth(t.cpu().numpy(), 3)
+    np.testing.assert_array_equal(gsmooth.smooth(t, 3).cpu().numpy(), want)
 
 
 def test_cuda_lone_one_among_zeros():
@@ -348,6 +366,8 @@ def test_torch_cpu_tensor_comes_back_as_torch():
     got = gsmooth.smooth(torch.from_numpy(a), 3)
     assert isinstance(got, torch.Tensor) and got.device.type == "cpu"
     np.testing.assert_array_equal(got.numpy(), ref_smooth(a, 3))
+    p = torch.nn.Parameter(torch.from_numpy(a.astype(np.int32)).to(torch.uint8), requires_grad=False)
+    np.testing.assert_array_equal(np.asarray(gsmooth.smooth(p, 3)), ref_smooth(a, 3))
 
 
 # ---- host arrays spread over devices (a test backend that pretends to have 3) ----
