@@ -450,6 +450,7 @@ cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chun
     lane_buffers *b = &inst->lane[k];
     cudaError_t e = cudaStreamSynchronize(inst->stream[k]);
     if (e != cudaSuccess) return e;
+    if (io.device) return cudaSuccess; /* untimed (see run_strip), and written on the device */
     float up = 0, kern = 0, down = 0;
     cudaEventElapsedTime(&up, b->ev[EV_START], b->ev[EV_UPLOADED]);
     cudaEventElapsedTime(&kern, b->ev[EV_UPLOADED], b->ev[EV_COMPUTED]);
@@ -457,7 +458,6 @@ cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chun
     inst->upload_ns += (uint64_t)(up * 1e6f);
     inst->kernel_ns += (uint64_t)(kern * 1e6f);
     inst->download_ns += (uint64_t)(down * 1e6f);
-    if (io.device) return cudaSuccess; /* its rows were written on the device */
     const uint32_t y0 = c * p.rows_per_chunk;
     const uint32_t n = s->rows - y0 < p.rows_per_chunk ? s->rows - y0 : p.rows_per_chunk;
     for (uint32_t y = 0; y < n; ++y)
@@ -534,6 +534,9 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_w
     cudaError_t e = ensure_buffers(inst, p, io);
     /* A caller's producer queued its writes on the default stream (DLPack asks it to). */
     if (e == cudaSuccess && io.device) e = cudaStreamSynchronize(cudaStreamLegacy);
+    /* Device strips are a library caller's, who times its own calls: no events but the one
+     * the 2d table's chunks chain on (each costs microseconds against a 0.33 ms kernel). */
+    const bool timed = !io.device;
     uint32_t finished = 0;
     for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
         const int k = (int)(c % kStreams);
@@ -555,20 +558,20 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_w
             for (uint32_t y = 0; y < in_rows; ++y)
                 memcpy((char *)b->h_in + (size_t)y * p.in_row, src_rows + (size_t)y * s->src_stride,
                        p.in_row);
-        if ((e = cudaEventRecord(b->ev[EV_START], stream))) break;
+        if (timed && (e = cudaEventRecord(b->ev[EV_START], stream))) break;
         if (!io.direct_in &&
             (e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, io.device ? (const void *)src_rows : b->h_in,
                                    io.device ? s->src_stride : p.in_row, p.in_row, in_rows,
                                    io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
                                    stream)))
             break;
-        if ((e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
+        if (timed && (e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
         if (w.op == OP_2D && c > 0) {
             const lane_buffers *prev = &inst->lane[(c - 1) % kStreams];
             if ((e = cudaStreamWaitEvent(stream, prev->ev[EV_COMPUTED], 0))) break;
         }
         if ((e = compute_chunk(inst, s, p, w, b, r, d, stream))) break;
-        if ((e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
+        if ((timed || w.op == OP_2D) && (e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
         if (!io.direct_out &&
             (e = cudaMemcpy2DAsync(io.device ? (void *)dst_rows : b->h_out,
                                    io.device ? s->dst_stride : p.out_row, b->d_out, p.out_pitch,
@@ -576,13 +579,13 @@ cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_w
                                    io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
                                    stream)))
             break;
-        if ((e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
+        if (timed && (e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
     }
     if (e == cudaSuccess) {
         for (uint32_t c = finished; c < p.chunks && e == cudaSuccess; ++c)
             e = finish_chunk(inst, s, p, io, c);
     }
-    for (int k = 0; k < kStreams; ++k) cudaStreamSynchronize(inst->stream[k]);
+    for (uint32_t k = 0; k < (uint32_t)kStreams && k < p.chunks; ++k) cudaStreamSynchronize(inst->stream[k]);
     return e;
 }
 

@@ -144,11 +144,16 @@ def _same_kind(a, result):
 
 # ---- CUDA tensors (DLPack) ----
 
-def _cuda_view(a):
+def _cuda_dlpack(a):
+    """a's DLPack view, its producer's pending writes ordered before the default stream."""
     try:
-        v = _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
+        return _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
     except BufferError as e:  # the producer cannot export this array as it is
         raise ValueError(f"cannot read this CUDA array through DLPack: {e}") from e
+
+
+def _cuda_view(a):
+    v = _cuda_dlpack(a)
     if v.code != _dlpack.KDL_UINT or v.bits not in (8, 16) or v.lanes != 1:
         raise _dtype_error(f"DLPack type code {v.code}, {v.bits} bits")
     h, w = _check_shape(v.shape, v.ndim)
@@ -247,7 +252,7 @@ def _prepare(a, out_bits_of):
             v, h, w, rows_ok = _cuda_view(a)
         bits = out_bits_of(v.bits, w, h)
         out = _cuda_empty(a, h, w, bits, v.device_id)
-        ov, _, _, _ = _cuda_view(out)
+        ov = _cuda_dlpack(out)
         dst = _cuda_image(ov, h, w)
         dst.bits = bits
         return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out)
@@ -256,11 +261,22 @@ def _prepare(a, out_bits_of):
     return _Prepared(_host_image(arr), _host_image(out), (arr,), out)
 
 
+_per_thread = threading.local()
+
+
+def _error_buffer():
+    """This thread's buffer for the library's message (made once, not per call)."""
+    buf = getattr(_per_thread, "err", None)
+    if buf is None:
+        buf = _per_thread.err = _n.error_buffer()
+    return buf
+
+
 def _run(call, a, out_bits_of, backend):
     """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes)."""
     p = _prepare(a, out_bits_of)
     ctx = _context(backend)
-    err = _n.error_buffer()
+    err = _error_buffer()
     rc = call(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), err)
     if rc:
         _raise(rc, err)
