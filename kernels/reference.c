@@ -52,12 +52,18 @@ static float *passes_1d(float *a, float *b, size_t n, size_t step, uint32_t iter
     return a;
 }
 
+const float *gs_ref_smooth_row_float(const void *in, uint32_t width, uint32_t bits, uint32_t iters,
+                                     float *scratch)
+{
+    for (uint32_t x = 0; x < width; ++x) scratch[x] = load_sample(in, x, bits);
+    return passes_1d(scratch, scratch + width, width, 1, iters);
+}
+
 void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
                        uint32_t iters, float *scratch)
 {
     const float maxval = bits == 16 ? 65535.0f : 255.0f;
-    for (uint32_t x = 0; x < width; ++x) scratch[x] = load_sample(in, x, bits);
-    const float *a = passes_1d(scratch, scratch + width, width, 1, iters);
+    const float *a = gs_ref_smooth_row_float(in, width, bits, iters, scratch);
     for (uint32_t x = 0; x < width; ++x)
         store_integer(out, x, bits, (uint64_t)gs_quantize(a[x], maxval));
 }

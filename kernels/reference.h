@@ -10,6 +10,11 @@
 void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
                        uint32_t iters, float *scratch);
 
+/* The same passes left unrounded: the row's float32 values after `iters` passes, in one
+ * half of `scratch` (2 * width floats). Every backend's floats equal these bit for bit. */
+const float *gs_ref_smooth_row_float(const void *in, uint32_t width, uint32_t bits, uint32_t iters,
+                                     float *scratch);
+
 /* Axes for gs_ref_smooth_image (the ABI's GS_AXIS_* values). */
 #define GS_REF_AXIS_X 1u
 #define GS_REF_AXIS_Y 2u
