@@ -11,6 +11,9 @@
 #include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "parallel.h"
 #include "reference.h"
+#ifdef GS_HAVE_COMPILER_LOOP
+#include "compiler_loop.h"
+#endif
 
 /* Repeats per figure; the median is reported. */
 #define BENCH_REPEATS 7
@@ -144,6 +147,37 @@ int main(int argc, char **argv)
            t_fast_int * 1e3, gpx / t_fast_int, t_plain_int / t_fast_int, gpx / t_fast_int / 5.0,
            same_int ? "(bytes match plain)" : "(MISMATCH)");
     printf("%-34s %10.2f %10.2f\n", "gsmooth integral 2d", t_fast_2d * 1e3, gpx / t_fast_2d);
+
+#ifdef GS_HAVE_COMPILER_LOOP
+    /* The compiler's own loop (compiler_loop.c: plain C, -O3 -march=native, OpenMP over
+     * rows), exact too, and how each scales from 1 thread to `threads`. */
+    double t_cl3, t_cl_int, t_cl3_1, t_fast3_1, t_cl_int_1, t_fast_int_1;
+    TIME_MEDIAN(t_cl3, compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, (int)threads));
+    const int same_cl3 = memcmp(out, out2, px) == 0;
+    TIME_MEDIAN(t_cl_int, compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, (int)threads));
+    const int same_cl_int = memcmp(out32, out32b, px * 4) == 0;
+    TIME_MEDIAN(t_cl3_1, compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, 1));
+    TIME_MEDIAN(t_fast3_1, gs_cpu_smooth_strip(&strip, 3, 1, NULL, &ws));
+    TIME_MEDIAN(t_cl_int_1, compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, 1));
+    strip32.out_bits = 32, strip32.dst = out32, strip32.dst_stride = (size_t)side * 4;
+    TIME_MEDIAN(t_fast_int_1, gs_cpu_integral_rows_strip(&strip32, 1, NULL));
+    printf("\nthe compiler's own loop (%u threads, same run)\n", threads);
+    printf("%-34s %10.2f %10.2f gsmooth %.2fx it (target >= 1.6x) %s\n",
+           "anchor: compiler loop smooth K=3", t_cl3 * 1e3, gpx / t_cl3, t_cl3 / t_fast3,
+           same_cl3 ? "(bytes match gsmooth)" : "(MISMATCH)");
+    printf("%-34s %10.2f %10.2f gsmooth %.2fx it (target >= 1.1x); memcpy time x%.2f %s\n",
+           "anchor: compiler loop integral rows", t_cl_int * 1e3, gpx / t_cl_int, t_cl_int / t_fast_int,
+           t_fast_int / t_copy, same_cl_int ? "(bytes match gsmooth)" : "(MISMATCH)");
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx (target >= 1.8x from 1 to 2)\n",
+           "scaling: gsmooth smooth K=3", t_fast3_1 * 1e3, threads, t_fast3 * 1e3, t_fast3_1 / t_fast3);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: compiler loop K=3",
+           t_cl3_1 * 1e3, threads, t_cl3 * 1e3, t_cl3_1 / t_cl3);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: gsmooth integral rows",
+           t_fast_int_1 * 1e3, threads, t_fast_int * 1e3, t_fast_int_1 / t_fast_int);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: compiler loop integral",
+           t_cl_int_1 * 1e3, threads, t_cl_int * 1e3, t_cl_int_1 / t_cl_int);
+    if (!same_cl3 || !same_cl_int) same3 = 0;
+#endif
 
     /* Linearity: time per pixel per pass should stay flat as K and the size grow. */
     /* Time is a fixed cost per pixel (load, convert, store) plus a cost per pass: the

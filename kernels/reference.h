@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Smooth one row of `width` samples of `bits` bits (8 or 16) `iters` times, in -> out
  * (may alias). `scratch` holds 2 * width floats. */
 void gs_ref_smooth_row(const void *in, void *out, uint32_t width, uint32_t bits,
@@ -34,5 +38,9 @@ void gs_ref_integral_row(const void *in, void *out, uint32_t width, uint32_t in_
  * column_sums becomes out. column_sums and out have out_bits bits. */
 void gs_ref_integral_2d_row(const void *in, void *out, void *column_sums, uint32_t width,
                             uint32_t in_bits, uint32_t out_bits);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GS_REFERENCE_H */

@@ -19,7 +19,7 @@ set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
 
 # The device proof behind the registers kernel's fast arithmetic (label gpu; 77 without a device).
 add_executable(test_cuda_arith ${CMAKE_CURRENT_LIST_DIR}/test_cuda_arith.cu)
-target_link_libraries(test_cuda_arith PRIVATE gs_cuda_kernels)
+target_link_libraries(test_cuda_arith PRIVATE gs_cuda_kernels gs_kernels) # gs_kernels: the C reference
 set_target_properties(test_cuda_arith PROPERTIES CUDA_RUNTIME_LIBRARY Static)
 add_test(NAME cuda_fast_arith COMMAND $<TARGET_FILE:test_cuda_arith>)
 set_tests_properties(cuda_fast_arith PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
