@@ -36,6 +36,21 @@ GS_HD float gs_div3_fma(float s)
     return fmaf(fmaf(q, -3.0f, s), third, q); /* q * -3 == -(q * 3): negation is exact */
 }
 
+/*
+ * s / 3 in two operations, for the passes where it is exact: q = fma(s, C_hi, s * C_lo) with
+ * C_hi = RN(1/3) and C_lo = RN(1/3 - C_hi). It gives the bits of IEEE s / 3.0f for s = 0 and
+ * for every float 2^-123 < s <= 3 x 65535 (tests/test_kernels.c checks every one); at and
+ * below 2^-123, s * C_lo loses bits to underflow and 5,592,406 quotients differ (the lowest
+ * 2^-125, the highest 2^-123 itself). A run that starts from
+ * integers never forms a nonzero sum below 3^-(p-1) in pass p (a sum of non-negative values
+ * is at least its largest term, and each pass divides by at most 3), and 3^-77 > 2^-123: so
+ * passes 1 to GS_SHORT_DIV_PASSES may use it, and later passes take gs_div3_fma.
+ */
+#define GS_SHORT_DIV_PASSES 78u
+#define GS_DIV3_HI 0x1.555556p-2f   /* RN(1/3) */
+#define GS_DIV3_LO -0x1.555556p-27f /* RN(1/3 - GS_DIV3_HI) */
+GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO); }
+
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
 GS_HD float gs_mean2(float l, float r) { return (l + r) * 0.5f; }
 

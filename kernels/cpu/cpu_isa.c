@@ -51,6 +51,7 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .store_u8 = scalar_store_u8,
     .store_u16 = scalar_store_u16,
     .mean3 = scalar_mean3,
+    .mean3_short = scalar_mean3, /* the exact division: the same bits everywhere */
     .mean3_of = scalar_mean3_of,
     .mean2_of = scalar_mean2_of,
     .prefix_u8_u32 = scalar_prefix_u8_u32,

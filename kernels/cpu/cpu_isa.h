@@ -14,6 +14,10 @@ typedef struct gs_cpu_isa {
     /* Interior pass: b[i] = ((a[i-1] + a[i]) + a[i+1]) / 3 for i in [0, n); a[-1] and a[n]
      * must be readable. */
     void (*mean3)(const float *a, float *b, long n);
+    /* mean3 with the two-instruction division (stencil_math.h, gs_div3_short): the same
+     * bits while every sum is 0 or at least 2^-123, i.e. in passes 1 to GS_SHORT_DIV_PASSES
+     * of a run that starts from integers. */
+    void (*mean3_short)(const float *a, float *b, long n);
     /* The same mean over three separate rows (a pass down columns): out[i] =
      * ((l[i] + c[i]) + r[i]) / 3; and the two-term mean at a column end: (l[i] + r[i]) / 2. */
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);

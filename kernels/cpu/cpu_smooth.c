@@ -14,7 +14,7 @@
  * a[lo-1] and a[hi] as halo wherever those are not row ends.
  */
 static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off, long lo,
-                       long hi, long width)
+                       long hi, long width, int short_div)
 {
     if (lo >= hi) return;
     if (width == 1) {
@@ -29,7 +29,7 @@ static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off
         b[width - 1 - off] = gs_mean2(a[width - 2 - off], a[width - 1 - off]);
         hi = width - 1;
     }
-    if (lo < hi) isa->mean3(a + (lo - off), b + (lo - off), hi - lo);
+    if (lo < hi) (short_div ? isa->mean3_short : isa->mean3)(a + (lo - off), b + (lo - off), hi - lo);
 }
 
 /* Floats from the start of buffer a to buffer b for a span of `span` floats. The gap is
@@ -73,7 +73,8 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
          * still equal the whole-row result. */
         long plo = lo == 0 ? 0 : lo + p + 1;
         long phi = hi == width ? width : hi - p - 1;
-        pass_range(isa, a, b, lo, plo, phi, width);
+        /* the rows start from integers: passes 1..GS_SHORT_DIV_PASSES divide in two operations */
+        pass_range(isa, a, b, lo, plo, phi, width, p < (long)GS_SHORT_DIV_PASSES);
         float *t = a; a = b; b = t;
     }
     if (job->float_dst)
