@@ -113,6 +113,13 @@ static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, con
     return prc == GS_PLUGIN_OK ? GS_OK : backend_failed(d, prc, msg, err, err_size);
 }
 
+/* The chosen backend takes samples of `bits` bits. */
+static gs_status check_depth(const gs_plugin_desc *d, uint32_t bits, char *err, size_t err_size)
+{
+    if (d->depths & (bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)) return GS_OK;
+    return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples", d->name, bits);
+}
+
 /* A band of rows for one lane (device) of a host-memory call. */
 typedef struct band {
     gsmooth_context *ctx;
@@ -149,9 +156,7 @@ static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmo
     gs_status rc = gs_worker_select(&ctx->worker, w->op, (uint64_t)src->width * src->height * passes,
                                     &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
-    if (!(d->depths & (src->bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples",
-                       d->name, src->bits);
+    if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
     const size_t align = d->alignment;
     if ((uintptr_t)src->data % align || src->stride % align || (uintptr_t)dst->data % align ||
         dst->stride % align)
@@ -199,9 +204,7 @@ static gs_status run_device(gsmooth_context *ctx, const buffer_work *w, const gs
         return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
     gs_status rc = gs_worker_device_memory(&ctx->worker, w->op, src->device, &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
-    if (!(d->depths & (src->bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples",
-                       d->name, src->bits);
+    if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
     return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
 }
 
