@@ -26,7 +26,7 @@ GS_HD float gs_mean3(float l, float c, float r) { return ((l + c) + r) / 3.0f; }
  * s / 3 without a divide, for the fast paths: q = s * (1/3), r = s - 3q exactly (one fma),
  * q + r / 3 (one fma). It gives the bits of IEEE s / 3.0f for every float 0 <= s <= 3 x
  * 65535 (all sums a pass can form), proven exhaustively by tests/test_kernels.c on the CPU
- * and by gs_cuda_check_short_arith on the GPU. The SIMD CPU paths run these same three
+ * and by gs_cuda_check_fast_arith on the GPU. The SIMD CPU paths run these same three
  * operations on vectors (kernels/cpu/cpu_isa_body.inc).
  */
 GS_HD float gs_div3_fma(float s)
@@ -39,7 +39,8 @@ GS_HD float gs_div3_fma(float s)
 /*
  * s / 3 in two operations, for the passes where it is exact: q = fma(s, C_hi, s * C_lo) with
  * C_hi = RN(1/3) and C_lo = RN(1/3 - C_hi). It gives the bits of IEEE s / 3.0f for s = 0 and
- * for every float 2^-123 < s <= 3 x 65535 (tests/test_kernels.c checks every one); at and
+ * for every float 2^-123 < s <= 3 x 65535 (tests/test_kernels.c checks every one on the CPU,
+ * gs_cuda_check_fast_arith on the GPU); at and
  * below 2^-123, s * C_lo loses bits to underflow and 5,592,406 quotients differ (the lowest
  * 2^-125, the highest 2^-123 itself). A run that starts from
  * integers never forms a nonzero sum below 3^-(p-1) in pass p (a sum of non-negative values

@@ -33,7 +33,8 @@ typedef enum gs_cuda_smooth_variant {
     /* Two shared-memory tiles that swap roles every pass, an mbarrier between passes. */
     GS_CUDA_SMOOTH_SHARED_TILES = 1,
     /* Every pass in registers, neighbours by warp shuffles, pixels in 16-byte vectors,
-     * division by 3 as a reciprocal and two FMAs (same bits, proven on the device), the next
+     * division by 3 as a multiply and an FMA in passes 1-78 and as a multiply and two FMAs
+     * after them (same bits, proven on the device), the next
      * segment prefetched by the bulk-copy engine when passes are few: the default. */
     GS_CUDA_SMOOTH_REGISTERS = 2,
     /* The registers kernel with one choice pinned, for the bench: stencil_math.h's
@@ -89,11 +90,14 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
 
 /*
  * Exhaustive proof, on the device, that the registers variant's fast arithmetic gives the
- * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3, and
- * every float v in [0, maxval] quantized for maxval 255 and 65535. *d_mismatches (one
- * device uint64) is incremented once per differing input; the caller zeroes it first.
+ * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
+ * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, and every float v in
+ * [0, maxval] quantized for maxval 255 and 65535. d_counts (two device uint64, zeroed by the
+ * caller) gets d_counts[0] += inputs that differ where the formulas must agree (0 expected),
+ * and d_counts[1] += two-instruction quotients that differ at or below 2^-123 (5,592,406
+ * expected: the reason for GS_SHORT_DIV_PASSES).
  */
-cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_mismatches, cudaStream_t stream);
+cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t stream);
 
 /*
  * Integral rows: inclusive prefix sum of each row, in_bits 8/16 -> out_bits 32/64 (sums

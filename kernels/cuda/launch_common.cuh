@@ -50,6 +50,7 @@ struct SegmentGeom {
     size_t dst_pitch;      /* bytes between destination rows */
     uint32_t width;        /* pixels per row */
     uint32_t passes;       /* passes this launch */
+    uint32_t short_passes; /* leading passes that may divide in two instructions (registers) */
     uint32_t group;        /* threads per segment (registers variant; 0 elsewhere) */
     uint32_t halo;         /* halo pixels per side; 0 = whole rows */
     uint32_t out_span;     /* output pixels per segment */

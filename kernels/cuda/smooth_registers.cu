@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 /*
  * Layout. A group of G threads (a multiple of 32, at most a block) holds one segment of a
  * row, kPix consecutive pixels per thread, as float32 in registers. A pass needs only each
@@ -45,6 +47,8 @@ static_assert(kPix % 16 == 0, "a thread's pixels are whole 16-byte vectors of u8
 static_assert(kMaxGroup % kWarp == 0 && kNarrowBlock % kWarp == 0, "groups are whole warps");
 static_assert(kMaxPassesPerLaunch % kPix == 0, "halo keeps segment starts vector-aligned");
 static_assert(4 * kMaxPassesPerLaunch <= kMaxSpan, "halo leaves most of a segment as output");
+static_assert(kMaxPassesPerLaunch >= GS_SHORT_DIV_PASSES,
+              "only a chain's first launch (integer input) reaches the short-division passes");
 
 /* 2^23 as a float: adding it to an integer below 2^23 stores that integer in the mantissa. */
 constexpr float kMagic23 = 8388608.0f;
@@ -68,6 +72,7 @@ constexpr float kRoundMagic = 12582912.0f;
  *    the low bits; no clamp, because a mean of values in [0, maxval] rounded correctly
  *    stays in [0, maxval] (sums and quotients of correctly rounded ops are monotone).
  * Both return the quantized integer in the low 8 or 16 bits of a 32-bit word.
+ * ShortDivide (below) shortens the division further for the passes where that is exact.
  */
 struct IeeeDivide {
     static __device__ __forceinline__ float mean3(float l, float c, float r)
@@ -88,6 +93,16 @@ struct ReciprocalFma {
     static __device__ __forceinline__ uint32_t quantize(float v, float /*maxval*/)
     {
         return __float_as_uint(__fadd_rn(v, kRoundMagic));
+    }
+};
+
+/* The two-instruction division (gs_div3_short), for passes 1 to GS_SHORT_DIV_PASSES of a
+ * run that starts from integer samples, where every sum is 0 or above 2^-123 and its bits
+ * equal IEEE s / 3 (stencil_math.h; gs_cuda_check_fast_arith proves it on the device). */
+struct ShortDivide : ReciprocalFma {
+    static __device__ __forceinline__ float mean3(float l, float c, float r)
+    {
+        return gs_div3_short(__fadd_rn(__fadd_rn(l, c), r));
     }
 };
 
@@ -302,6 +317,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
      * smoothed; the grid is persistent (a few blocks per SM stride over the segments). */
     extern __shared__ __align__(128) unsigned char s_tile[];
     __shared__ __align__(8) uint64_t s_bar;
+    /* Passes 1 to g.short_passes take ShortDivide when Arith is ReciprocalFma. */
+    constexpr bool kShortFirst = std::is_same<Arith, ReciprocalFma>::value;
     /* Edge pixels of each warp, [pass parity][first, last][warp of the group]. */
     __shared__ float s_edge[2][2][kMaxWarps];
 
@@ -371,7 +388,9 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         const long er = (long)g.width - 1 - xs;
         const int e_right = (er >= 0 && er < kPix) ? (int)er : -1;
 
-        for (uint32_t k = 0; k < g.passes; ++k) {
+        /* One pass with the arithmetic of `arith` (a policy object, for its type). */
+        auto pass = [&](auto arith) {
+            using PassArith = decltype(arith);
             float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
             float r = __shfl_down_sync(kFullMask, v[0], 1);
             if (multiwarp) {
@@ -395,10 +414,15 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
                 left_b = v[1];
             }
             if (e_right >= 0) gather_right_end(v, l, e_right, right_a, right_b);
-            pass_interior<Arith>(v, l, r);
+            pass_interior<PassArith>(v, l, r);
             if (has_left) v[0] = gs_mean2(left_a, left_b);
             if (e_right >= 0) scatter_right_end(v, e_right, gs_mean2(right_a, right_b));
-        }
+        };
+        /* The first g.short_passes passes may divide in two instructions (ShortDivide). */
+        uint32_t k = 0;
+        if constexpr (kShortFirst)
+            for (; k < g.short_passes; ++k) pass(ShortDivide{});
+        for (; k < g.passes; ++k) pass(Arith{});
 
         const long x1 = x0 + (long)g.out_span < (long)g.width ? x0 + (long)g.out_span
                                                                 : (long)g.width;
@@ -406,18 +430,26 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
     }
 }
 
-/* Exhaustive comparison of ReciprocalFma with the shared formulas (see ReciprocalFma). */
-__global__ void check_fast_arith_kernel(unsigned long long *d_mismatches)
+/* Exhaustive comparison of ReciprocalFma and ShortDivide with the shared formulas (see
+ * their comments): d_counts[0] counts differences where they must agree, d_counts[1] the
+ * short division's differences at or below 2^-123, which the pass limit keeps away. */
+__global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 {
     const uint32_t div_hi = __float_as_uint(3.0f * 65535.0f);
+    const uint32_t short_lo = __float_as_uint(0x1p-123f);
     const uint32_t q_hi = __float_as_uint(65535.0f), q8_hi = __float_as_uint(255.0f);
-    unsigned long long bad = 0;
+    unsigned long long bad = 0, short_below = 0;
     for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u <= div_hi;
          u += (uint64_t)gridDim.x * blockDim.x) {
         const float s = __uint_as_float((uint32_t)u);
-        if (__float_as_uint(ReciprocalFma::mean3(s, 0.0f, 0.0f)) !=
-            __float_as_uint(IeeeDivide::mean3(s, 0.0f, 0.0f)))
-            ++bad;
+        const uint32_t exact = __float_as_uint(IeeeDivide::mean3(s, 0.0f, 0.0f));
+        if (__float_as_uint(ReciprocalFma::mean3(s, 0.0f, 0.0f)) != exact) ++bad;
+        if (__float_as_uint(ShortDivide::mean3(s, 0.0f, 0.0f)) != exact) {
+            if (u == 0 || u > short_lo)
+                ++bad;
+            else
+                ++short_below;
+        }
         if (u <= q_hi &&
             (ReciprocalFma::quantize(s, 65535.0f) & 0xffffu) != IeeeDivide::quantize(s, 65535.0f))
             ++bad;
@@ -425,7 +457,8 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_mismatches)
             (ReciprocalFma::quantize(s, 255.0f) & 0xffu) != IeeeDivide::quantize(s, 255.0f))
             ++bad;
     }
-    if (bad) atomicAdd(d_mismatches, bad);
+    if (bad) atomicAdd(&d_counts[0], bad);
+    if (short_below) atomicAdd(&d_counts[1], short_below);
 }
 
 /* ---- host side ---- */
@@ -492,6 +525,11 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
 {
     SegmentGeom g = plan(width, rows, passes);
     set_rows(g, in, in_pitch, out, out_pitch);
+    /* Integer input is pass 1 of the run; a float input continues a chain already past
+     * kMaxPassesPerLaunch passes, beyond the short division's reach. */
+    g.short_passes = in_kind == kKindFloat ? 0u
+                     : passes < GS_SHORT_DIV_PASSES ? passes
+                                                    : GS_SHORT_DIV_PASSES;
     return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
         return launch_typed<decltype(tin), decltype(tout), Arith>(g, prefetch, stream);
     });
@@ -568,11 +606,10 @@ cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pit
                                       kKindFloat);
 }
 
-extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_mismatches,
-                                                cudaStream_t stream)
+extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t stream)
 {
-    if (d_mismatches == NULL) return cudaErrorInvalidValue;
+    if (d_counts == NULL) return cudaErrorInvalidValue;
     /* 1024 blocks x 256 threads stride over the ~1.2e9 inputs: a few ms on an H200. */
-    check_fast_arith_kernel<<<1024, 256, 0, stream>>>(d_mismatches);
+    check_fast_arith_kernel<<<1024, 256, 0, stream>>>(d_counts);
     return cudaGetLastError();
 }
