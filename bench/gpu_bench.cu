@@ -71,6 +71,19 @@ __global__ void count_diff_kernel(const uint8_t *a, const uint8_t *b, size_t n,
     if (bad) atomicAdd(count, bad);
 }
 
+/* The summed-area table's reference: each column of the (CUB) row prefixes added down. */
+__global__ void column_cumsum_kernel(const uint32_t *rows, unsigned long long *out, uint32_t w,
+                                     uint32_t h)
+{
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w) return;
+    unsigned long long acc = 0;
+    for (uint32_t y = 0; y < h; ++y) {
+        acc += rows[(size_t)y * w + x];
+        out[(size_t)y * w + x] = acc;
+    }
+}
+
 struct RowOf {
     uint32_t width;
     __host__ __device__ uint32_t operator()(uint32_t i) const { return i / width; }
@@ -324,7 +337,14 @@ int main(int argc, char **argv)
                 CHECK(gs_cuda_integral_2d(d_in, W, d_2d, (size_t)W * 8, W, H, 8, 64, d_carry, s));
             },
             s);
-        add("integral 2d u8->u64", "row scan + column pass", ours, floor_2d, -1);
+        unsigned long long *d_2d_ref = NULL;
+        CHECK(cudaMalloc(&d_2d_ref, px * 8));
+        column_cumsum_kernel<<<(W + 255) / 256, 256, 0, s>>>(d_rows_ref, d_2d_ref, W, H);
+        CHECK(cudaGetLastError());
+        add("integral 2d u8->u64", W <= 16384 ? "banded: sums, prefix, table" : "row scan + column pass",
+            ours, floor_2d,
+            count_diff((const uint8_t *)d_2d, (const uint8_t *)d_2d_ref, px * 8, d_count, s) != 0);
+        CHECK(cudaFree(d_2d_ref));
     }
 
     /* The table: our rows beside the floor and every anchor of the same op. */

@@ -19,8 +19,19 @@
  * Results go out through a per-warp shared staging area so every global store is a
  * 16-byte vector of a contiguous 512-byte run.
  *
- * Integral 2d: the row pass above, then a column pass that walks down the rows adding
- * each row to the running column sums (d_carry, the table's row above the strip).
+ * Integral 2d, rows up to kBandSpan pixels: the strip is cut into bands of a few dozen rows,
+ * and three kernels move about 10 bytes a pixel (u8 -> u64) instead of 25:
+ *  1. band_sums_kernel reads the input once and writes each band's column totals into the
+ *     band's first output row;
+ *  2. band_prefix_kernel walks each column down the bands, replacing those totals by the
+ *     column's sum over everything above the band (starting from d_carry, the table's row
+ *     above the strip, differenced back into column sums);
+ *  3. band_table_kernel gives each band to one block: the block's threads own 16 columns
+ *     each for the whole band, start from the table's row above the band (the row prefix of
+ *     step 2's sums) and add each row's prefix sum, kept in registers; the block of the
+ *     last band leaves its last row in d_carry.
+ * Wider rows take the row pass above, then a column pass that walks down the rows adding
+ * each row to the running column sums.
  */
 
 using namespace gs_cuda;
@@ -36,11 +47,35 @@ constexpr int kScanThreads = kScanWarps * kWarp;
 /* Staging pad per lane, in 32-bit words: 4 makes the 16-byte writes of 8 consecutive
  * lanes fall in distinct bank groups (lane stride 80 B for u32, 144 B for u64). */
 constexpr int kStagePadWords = 4;
+/* Words of a lane's slot in a warp's staging area: kScanPix values and the pad. */
+template <typename Tout> __host__ __device__ constexpr int stage_stride()
+{
+    return kScanPix + kStagePadWords * 4 / (int)sizeof(Tout);
+}
+
 /* Column pass: rows loaded ahead of the dependent adds, to keep loads in flight. */
 constexpr int kColumnUnroll = 16;
 constexpr int kColumnThreads = 256;
 
+/* Banded summed-area table: a block of up to kBandThreads threads owns a whole row, one
+ * warp chunk (kChunkPix pixels) a warp, and a band of kBandRowsMin..kBandRowsMax rows, picked
+ * so that a strip gives at most kBandWaves blocks for each SM (one fits at a time), so no
+ * last wave runs a few blocks alone. */
+constexpr int kBandThreads = 1024;
+constexpr uint32_t kBandSpan = (uint32_t)kBandThreads / kWarp * kChunkPix; /* 16384 */
+constexpr uint32_t kBandRowsMin = 8, kBandRowsMax = 64, kBandWaves = 2;
+constexpr int kBandSumThreads = 256;
+/* Four blocks of the band sums an SM (at most 64 registers a thread): a 16384-row strip's
+ * blocks then fill two whole waves on an H200 (ncu, 16384^2 u8: 124 us; with 79 registers,
+ * three blocks an SM and 2.64 waves, 142 us). */
+constexpr int kBandSumBlocksPerSm = 4;
+/* Bands walked per round by the band prefix, loads all issued before the adds: its 16384
+ * threads are few, so each keeps many loads in flight (ncu: 24 us; 16 a round took 37). */
+constexpr int kBandPrefixUnroll = 32;
+
 static_assert(kScanWarps == 8, "row groups of 1, 2, 4 or 8 warps divide the block");
+static_assert((uint64_t)kBandSpan * 65535u <= UINT32_MAX, "a band row's prefix fits 32 bits");
+static_assert((uint64_t)kBandRowsMax * 65535u <= UINT32_MAX, "a band's column total fits 32 bits");
 static_assert(kScanPix % 16 == 0, "a lane's chunk is whole 16-byte vectors of u8 and u16");
 
 /* ---- device helpers ---- */
@@ -102,6 +137,13 @@ template <typename T> __device__ __forceinline__ T warp_inclusive_scan(T x, uint
     return x;
 }
 
+/* Lane j: the sum of s_tot[0..j] (entries at or past `count` count as 0). */
+template <typename T>
+__device__ __forceinline__ T incl_of_warps(const T *s_tot, uint32_t count, uint32_t lane)
+{
+    return warp_inclusive_scan(lane < count ? s_tot[lane] : (T)0, lane);
+}
+
 /* Four u32 or two u64 sums base[i..] + off as one 16-byte vector. */
 template <typename Tout>
 __device__ __forceinline__ uint4 vec_of(const Tout *acc, int i, Tout off)
@@ -112,6 +154,40 @@ __device__ __forceinline__ uint4 vec_of(const Tout *acc, int i, Tout off)
         const Tout a = acc[i] + off, b = acc[i + 1] + off;
         return make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)b, (uint32_t)(b >> 32));
     }
+}
+
+/*
+ * Store one warp chunk of results, the pixels [cx, cx + kChunkPix) of a row: lane l's
+ * kScanPix values acc[i] + off go to pixel cx + l * kScanPix + i. They pass through the
+ * warp's staging area so that every global store is a 16-byte vector of a contiguous
+ * 512-byte run; past the row end only the pixels inside it are written.
+ */
+template <typename Tout>
+__device__ __forceinline__ void store_chunk(Tout *out, long cx, uint32_t width, bool live,
+                                            const Tout (&acc)[kScanPix], Tout off, Tout *stage,
+                                            uint32_t lane)
+{
+    constexpr int kStride = stage_stride<Tout>();
+    constexpr int kPerVec = 16 / (int)sizeof(Tout);
+#pragma unroll
+    for (int i = 0; i < kScanPix; i += kPerVec)
+        *(uint4 *)(stage + lane * kStride + i) = vec_of(acc, i, off);
+    __syncwarp();
+    if (live && cx + kChunkPix <= (long)width) {
+        /* 16-byte piece p of the chunk holds values [p*kPerVec, +kPerVec) */
+#pragma unroll
+        for (int p = lane; p < kChunkPix / kPerVec; p += kWarp) {
+            const int first = p * kPerVec;
+            const int src_lane = first / kScanPix, src_i = first % kScanPix;
+            __stcs((uint4 *)(out + cx + first),
+                   *(const uint4 *)(stage + src_lane * kStride + src_i));
+        }
+    } else if (live) {
+        for (int i = lane; i < kChunkPix; i += kWarp) {
+            if (cx + i < (long)width) out[cx + i] = stage[(i / kScanPix) * kStride + i % kScanPix];
+        }
+    }
+    __syncwarp(); /* staging reads done before the next chunk writes it */
 }
 
 /* ---- kernels ---- */
@@ -126,10 +202,8 @@ __global__ void __launch_bounds__(kScanThreads)
     integral_rows_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                          uint32_t width, uint32_t rows, uint32_t wpr, uint32_t tiles)
 {
-    constexpr int kStageStride = kScanPix + kStagePadWords * 4 / (int)sizeof(Tout);
-    constexpr int kPerVec = 16 / (int)sizeof(Tout);
     __shared__ Tout s_tot[2][kScanWarps];                         /* by tile parity */
-    __shared__ __align__(16) Tout s_stage[kScanWarps][kWarp * kStageStride];
+    __shared__ __align__(16) Tout s_stage[kScanWarps][kWarp * stage_stride<Tout>()];
 
     const uint32_t lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
     const uint32_t rows_per_block = kScanWarps / wpr;
@@ -178,28 +252,7 @@ __global__ void __launch_bounds__(kScanThreads)
                 const Tout incl = warp_inclusive_scan(a, lane);
                 const Tout off = run + (incl - a);
                 run += __shfl_sync(kFullMask, incl, kWarp - 1);
-                /* stage: lane's kScanPix values at lane * kStageStride */
-#pragma unroll
-                for (int i = 0; i < kScanPix; i += kPerVec)
-                    *(uint4 *)(stage + lane * kStageStride + i) = vec_of(acc, i, off);
-                __syncwarp();
-                const long cx = wx + (long)c * kChunkPix; /* chunk's first pixel */
-                if (live && cx + kChunkPix <= (long)width) {
-                    /* 16-byte piece p of the chunk holds values [p*kPerVec, +kPerVec) */
-#pragma unroll
-                    for (int p = lane; p < kChunkPix / kPerVec; p += kWarp) {
-                        const int first = p * kPerVec;
-                        const int src_lane = first / kScanPix, src_i = first % kScanPix;
-                        __stcs((uint4 *)(out + cx + first),
-                               *(const uint4 *)(stage + src_lane * kStageStride + src_i));
-                    }
-                } else if (live) {
-                    for (int i = lane; i < kChunkPix; i += kWarp) {
-                        if (cx + i < (long)width)
-                            out[cx + i] = stage[(i / kScanPix) * kStageStride + i % kScanPix];
-                    }
-                }
-                __syncwarp(); /* staging reads done before the next chunk writes it */
+                store_chunk(out, wx + (long)c * kChunkPix, width, live, acc, off, stage, lane);
             }
             carry += all;
         }
@@ -207,10 +260,42 @@ __global__ void __launch_bounds__(kScanThreads)
 }
 
 /*
+ * Scan of one column x of `count` Tout values `step` bytes apart from `base`, in place,
+ * starting from `start`: inclusive (each value becomes the sum through it) or exclusive
+ * (the sum before it). Loads of kUnroll values go out before their dependent adds. Returns
+ * the column's total including `start`.
+ */
+template <int kUnroll, bool kInclusive, typename Tout>
+__device__ __forceinline__ Tout scan_down_column(char *base, size_t step, uint32_t count,
+                                                 uint32_t x, Tout start)
+{
+    Tout run = start;
+    uint32_t i = 0;
+    for (; i + kUnroll <= count; i += kUnroll) {
+        Tout v[kUnroll];
+#pragma unroll
+        for (int j = 0; j < kUnroll; ++j) v[j] = ((const Tout *)(base + (size_t)(i + j) * step))[x];
+#pragma unroll
+        for (int j = 0; j < kUnroll; ++j) {
+            const Tout before = run;
+            run += v[j];
+            ((Tout *)(base + (size_t)(i + j) * step))[x] = kInclusive ? run : before;
+        }
+    }
+    for (; i < count; ++i) {
+        Tout *p = (Tout *)(base + (size_t)i * step) + x;
+        const Tout before = run;
+        run += *p;
+        *p = kInclusive ? run : before;
+    }
+    return run;
+}
+
+/*
  * Column pass of the summed-area table: each thread owns one column, adds it down the rows
  * of the strip starting from d_carry[x], and leaves the last row's value in d_carry[x].
- * Loads of kColumnUnroll rows go out before their dependent adds. Threads past the row
- * end skip the work but do not leave early (no thread exits before its warp's others).
+ * Threads past the row end skip the work but do not leave early (no thread exits before
+ * its warp's others).
  */
 template <typename Tout>
 __global__ void __launch_bounds__(kColumnThreads)
@@ -218,26 +303,129 @@ __global__ void __launch_bounds__(kColumnThreads)
                        Tout *carry)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x < width) {
-        Tout acc = carry[x];
-        uint32_t y = 0;
-        for (; y + kColumnUnroll <= rows; y += kColumnUnroll) {
-            Tout v[kColumnUnroll];
+    if (x < width) carry[x] = scan_down_column<kColumnUnroll, true>(dst, dst_pitch, rows, x, carry[x]);
+}
+
+/*
+ * Banded table, step 1: the column totals of each band of `band` rows, written as Tout into
+ * the band's first output row. Thread = kScanPix columns (one lane load) of one band.
+ */
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(kBandSumThreads, kBandSumBlocksPerSm)
+    band_sums_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                     uint32_t width, uint32_t rows, uint32_t band)
+{
+    const long x = ((long)blockIdx.x * blockDim.x + threadIdx.x) * kScanPix;
+    const uint32_t y0 = blockIdx.y * band;
+    const uint32_t y1 = y0 + band < rows ? y0 + band : rows;
+    if (x >= (long)width) return; /* no barrier or shuffle below */
+    uint32_t sum[kScanPix] = {};
+#pragma unroll 2
+    for (uint32_t y = y0; y < y1; ++y) {
+        LaneRaw<Tin> raw;
+        load_lane((const Tin *)(src + (size_t)y * src_pitch), x, width, true, raw);
 #pragma unroll
-            for (int i = 0; i < kColumnUnroll; ++i)
-                v[i] = ((const Tout *)(dst + (size_t)(y + i) * dst_pitch))[x];
+        for (int i = 0; i < kScanPix; ++i) sum[i] += sample_of(raw, i);
+    }
+    Tout *out = (Tout *)(dst + (size_t)y0 * dst_pitch) + x;
 #pragma unroll
-            for (int i = 0; i < kColumnUnroll; ++i) {
-                acc += v[i];
-                ((Tout *)(dst + (size_t)(y + i) * dst_pitch))[x] = acc;
-            }
+    for (int i = 0; i < kScanPix; ++i)
+        if (x + i < (long)width) out[i] = (Tout)sum[i];
+}
+
+/*
+ * Banded table, step 2: down each column, the band totals in the bands' first rows become
+ * the column's sum over all rows above the band, the rows above the strip included: those
+ * come from d_carry (a table row) as carry[x] - carry[x - 1], modulo 2^bits like every sum.
+ */
+template <typename Tout>
+__global__ void __launch_bounds__(kColumnThreads)
+    band_prefix_kernel(char *dst, size_t dst_pitch, uint32_t width, uint32_t bands,
+                       uint32_t band, const Tout *carry)
+{
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    const Tout above = carry[x] - (x > 0 ? carry[x - 1] : (Tout)0);
+    scan_down_column<kBandPrefixUnroll, false>(dst, (size_t)band * dst_pitch, bands, x, above);
+}
+
+/*
+ * Inclusive prefix sum along a row held by a block, kScanPix values a lane in row order
+ * (warp w holds chunk w): v[] becomes the prefix within the lane, and the return value is
+ * what to add to it (the sum of everything left of the lane). One barrier; s_tot is read
+ * by pass parity, so the next call may write the other half without a second barrier.
+ */
+template <typename T>
+__device__ __forceinline__ T block_row_scan(T (&v)[kScanPix], T *s_tot, uint32_t warps,
+                                            uint32_t lane, uint32_t warp)
+{
+#pragma unroll
+    for (int i = 1; i < kScanPix; ++i) v[i] += v[i - 1];
+    const T lane_total = v[kScanPix - 1];
+    const T incl = warp_inclusive_scan(lane_total, lane);
+    if (lane == kWarp - 1) s_tot[warp] = incl;
+    __syncthreads();
+    /* the warps' totals, scanned by every warp: lane j holds warps 0..j */
+    const T wt = incl_of_warps(s_tot, warps, lane);
+    const T left_warps = warp > 0 ? __shfl_sync(kFullMask, wt, warp - 1) : (T)0;
+    return left_warps + (incl - lane_total);
+}
+
+/*
+ * Banded table, step 3: one block a band (grid-strided), up to kBandThreads threads, warp
+ * w owning pixels [w * kChunkPix, +kChunkPix) of every row, lane l kScanPix of them. The
+ * running table row lives in registers (acc); it starts as the row above the band (the
+ * row prefix of the column sums step 2 left in the band's first row) and each row adds
+ * its own prefix sum. The next row's input is loaded before this row's scan.
+ */
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(kBandThreads)
+    band_table_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                      uint32_t width, uint32_t rows, uint32_t band, Tout *carry)
+{
+    __shared__ Tout s_tot[2][kBandThreads / kWarp];
+    extern __shared__ __align__(16) unsigned char s_dyn[]; /* staging, a slot per warp */
+    const uint32_t lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    const uint32_t warps = blockDim.x / kWarp;
+    Tout *stage = (Tout *)s_dyn + (size_t)warp * kWarp * stage_stride<Tout>();
+    const long x = (long)warp * kChunkPix + (long)lane * kScanPix;
+    const uint32_t bands = (rows + band - 1) / band;
+    uint32_t parity = 0;
+
+    for (uint32_t b = blockIdx.x; b < bands; b += gridDim.x) {
+        const uint32_t y0 = b * band, y1 = y0 + band < rows ? y0 + band : rows;
+        /* the table's row above the band: the row prefix of the column sums above it */
+        Tout acc[kScanPix];
+        {
+            const Tout *above = (const Tout *)(dst + (size_t)y0 * dst_pitch);
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i)
+                acc[i] = x + i < (long)width ? above[x + i] : (Tout)0;
+            const Tout off = block_row_scan(acc, s_tot[parity], warps, lane, warp);
+            parity ^= 1u;
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) acc[i] += off;
         }
-        for (; y < rows; ++y) {
-            Tout *p = (Tout *)(dst + (size_t)y * dst_pitch) + x;
-            acc += *p;
-            *p = acc;
+        LaneRaw<Tin> next;
+        load_lane((const Tin *)(src + (size_t)y0 * src_pitch), x, width, true, next);
+        for (uint32_t y = y0; y < y1; ++y) {
+            uint32_t row[kScanPix];
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) row[i] = sample_of(next, i);
+            if (y + 1 < y1)
+                load_lane((const Tin *)(src + (size_t)(y + 1) * src_pitch), x, width, true, next);
+            const uint32_t off = block_row_scan(row, (uint32_t *)s_tot[parity], warps, lane, warp);
+            parity ^= 1u;
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) acc[i] += (Tout)(row[i] + off);
+            store_chunk((Tout *)(dst + (size_t)y * dst_pitch), (long)warp * kChunkPix, width, true,
+                        acc, (Tout)0, stage, lane);
         }
-        carry[x] = acc;
+        if (y1 == rows) {
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i)
+                if (x + i < (long)width) carry[x + i] = acc[i];
+        }
     }
 }
 
@@ -275,21 +463,56 @@ bool integral_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, si
            aligned(d_src, src_pitch) && aligned(d_dst, dst_pitch);
 }
 
+/* Calls f(Tin{}, Tout{}) for the four (in_bits, out_bits) pairs integral_args_ok allows. */
+template <class F> cudaError_t with_sample_types(uint32_t in_bits, uint32_t out_bits, F f)
+{
+    if (in_bits == 8 && out_bits == 32) return f(uint8_t{}, uint32_t{});
+    if (in_bits == 8) return f(uint8_t{}, 0ull);
+    if (out_bits == 32) return f(uint16_t{}, uint32_t{});
+    return f(uint16_t{}, 0ull);
+}
+
 cudaError_t integral_rows(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                           uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits,
                           cudaStream_t stream)
 {
-    if (in_bits == 8 && out_bits == 32)
-        return launch_rows<uint8_t, uint32_t>(d_src, src_pitch, d_dst, dst_pitch, width, rows,
-                                              stream);
-    if (in_bits == 8)
-        return launch_rows<uint8_t, unsigned long long>(d_src, src_pitch, d_dst, dst_pitch,
-                                                        width, rows, stream);
-    if (out_bits == 32)
-        return launch_rows<uint16_t, uint32_t>(d_src, src_pitch, d_dst, dst_pitch, width,
-                                               rows, stream);
-    return launch_rows<uint16_t, unsigned long long>(d_src, src_pitch, d_dst, dst_pitch,
-                                                     width, rows, stream);
+    return with_sample_types(in_bits, out_bits, [&](auto tin, auto tout) {
+        return launch_rows<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
+                                                          width, rows, stream);
+    });
+}
+
+/* The three kernels of the banded table (rows of at most kBandSpan pixels). */
+template <typename Tin, typename Tout>
+cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
+                         uint32_t rows, void *carry, cudaStream_t stream)
+{
+    int dev = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess) return err;
+    const uint32_t wanted = kBandWaves * (uint32_t)(sms > 0 ? sms : 1);
+    uint32_t band = (uint32_t)(((uint64_t)rows + wanted - 1) / wanted);
+    band = band < kBandRowsMin ? kBandRowsMin : band > kBandRowsMax ? kBandRowsMax : band;
+    const uint32_t bands = (rows + band - 1) / band;
+    const uint32_t lanes = (width + kScanPix - 1) / kScanPix;
+    band_sums_kernel<Tin, Tout>
+        <<<dim3((lanes + kBandSumThreads - 1) / kBandSumThreads, bands), kBandSumThreads, 0,
+           stream>>>((const char *)src, sp, (char *)dst, dp, width, rows, band);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    band_prefix_kernel<Tout><<<(width + kColumnThreads - 1) / kColumnThreads, kColumnThreads, 0,
+                               stream>>>((char *)dst, dp, width, bands, band, (const Tout *)carry);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    const uint32_t threads = (width + kChunkPix - 1) / kChunkPix * kWarp;
+    const size_t smem = (size_t)threads * stage_stride<Tout>() * sizeof(Tout);
+    auto table = band_table_kernel<Tin, Tout>;
+    if ((err = cudaFuncSetAttribute(table, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem)) != cudaSuccess)
+        return err;
+    table<<<bands, threads, smem, stream>>>((const char *)src, sp, (char *)dst, dp, width, rows,
+                                            band, (Tout *)carry);
+    return cudaGetLastError();
 }
 
 } /* namespace */
@@ -315,6 +538,11 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
         d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0)
         return cudaErrorInvalidValue;
+    if (width <= kBandSpan)
+        return with_sample_types(in_bits, out_bits, [&](auto tin, auto tout) {
+            return banded_table<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
+                                                               width, rows, d_carry, stream);
+        });
     cudaError_t err = integral_rows(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits,
                                     out_bits, stream);
     if (err != cudaSuccess) return err;
