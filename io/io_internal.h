@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "image_io.h"
 
@@ -72,8 +73,24 @@ void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channel
 
 /* ---- where a reader's bytes come from ---- */
 
+/* stdio buffer of an input or output file: stdio's own is one file-system block (4 KiB),
+ * one system call each; 1 MiB cut an 8192^2 PGM's 32,790 reads and writes to about 130. */
+#define GS_FILE_BUFFER_BYTES ((size_t)1 << 20)
+
+/* Give a just-opened FILE a GS_FILE_BUFFER_BYTES buffer, kept in *owned for the caller to free
+ * after fclose; without the memory, stdio's own buffer stays. */
+static inline void gs_file_buffer(FILE *fp, char **owned)
+{
+    *owned = malloc(GS_FILE_BUFFER_BYTES);
+    if (*owned && setvbuf(fp, *owned, _IOFBF, GS_FILE_BUFFER_BYTES) != 0) {
+        free(*owned);
+        *owned = NULL;
+    }
+}
+
 typedef struct gs_source {
     FILE *fp;               /* a regular file: buffered, seekable; NULL otherwise */
+    char *fp_buffer;        /* fp's buffer (GS_FILE_BUFFER_BYTES), or NULL for stdio's own */
     int fd;                 /* a stream (pipe, FIFO, device): read front to back; -1 otherwise */
     unsigned char *in;      /* the stream's read buffer */
     size_t in_pos, in_len;  /* its unread bytes: in[in_pos..in_len) */
@@ -188,6 +205,7 @@ static inline int gs_pnm_space(int c)
  * it only by gs_out_file_commit; "-" is standard output, written directly. */
 typedef struct gs_out_file {
     FILE *fp;       /* the temporary file, or stdout */
+    char *fp_buffer; /* fp's buffer (GS_FILE_BUFFER_BYTES), or NULL for stdio's own */
     char *path;     /* final path (a symlink's target); NULL for stdout */
     char *tmp_path; /* temporary file, unlinked unless renamed; NULL for stdout */
 } gs_out_file;

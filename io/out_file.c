@@ -88,6 +88,7 @@ static gs_status temp_create(gs_out_file *f, char *err, size_t err_size)
         goto cleanup;
     }
     fd = -1; /* the FILE owns it now */
+    gs_file_buffer(f->fp, &f->fp_buffer);
 
 cleanup:
     if (fd >= 0) close(fd); /* gs_out_file_discard unlinks tmp_path */
@@ -164,8 +165,12 @@ gs_status gs_out_file_commit(gs_out_file *f, char *err, size_t err_size)
         return gs_fail(err, err_size, GS_ERR_IO, "cannot sync to disk: %s", strerror(errno));
     FILE *fp = f->fp;
     f->fp = NULL; /* fclose releases it even when it fails */
-    if (fclose(fp) != 0)
-        return gs_fail(err, err_size, GS_ERR_IO, "write failed on close: %s", strerror(errno));
+    const int closed = fclose(fp);
+    const int close_errno = errno;
+    free(f->fp_buffer);
+    f->fp_buffer = NULL;
+    if (closed != 0)
+        return gs_fail(err, err_size, GS_ERR_IO, "write failed on close: %s", strerror(close_errno));
     if (rename(f->tmp_path, f->path) != 0)
         return gs_fail(err, err_size, GS_ERR_IO, "cannot rename into place: %s", strerror(errno));
     gs_temp_forget(f->tmp_path);
@@ -178,6 +183,7 @@ gs_status gs_out_file_commit(gs_out_file *f, char *err, size_t err_size)
 void gs_out_file_discard(gs_out_file *f)
 {
     if (f->fp && f->fp != stdout) fclose(f->fp);
+    free(f->fp_buffer); /* after fclose, which flushes through it */
     if (f->tmp_path) {
         unlink(f->tmp_path);
         gs_temp_forget(f->tmp_path);

@@ -225,6 +225,7 @@ gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err
         goto cleanup;
     }
     fd = -1; /* the FILE owns it now */
+    gs_file_buffer(src->fp, &src->fp_buffer);
 
 cleanup:
     if (fd >= 0) close(fd);
@@ -234,6 +235,7 @@ cleanup:
 void gs_source_close(gs_source *src)
 {
     if (src->fp) fclose(src->fp);
+    free(src->fp_buffer); /* after fclose, which may still use it */
     if (src->fd >= 0) close(src->fd);
     free(src->in);
     free(src->replay);
