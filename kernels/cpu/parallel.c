@@ -1,4 +1,4 @@
-/* parallel.c: fork-join parallel-for with dynamic item hand-out; threads are joined before it returns. */
+/* parallel.c: fork-join parallel-for with guided dynamic hand-out of item runs; threads are joined before it returns. */
 #define _GNU_SOURCE
 #include "parallel.h"
 #include "usable_cpus.h"
@@ -15,6 +15,7 @@ typedef struct job {
     gs_parallel_fn fn;      /* item body */
     void *ctx;              /* its context */
     size_t items;           /* number of items */
+    unsigned threads;       /* workers sharing them */
     atomic_size_t next;     /* next item to hand out */
     atomic_int result;      /* first nonzero item result */
 } job;
@@ -24,15 +25,31 @@ typedef struct worker_arg {
     unsigned index;  /* worker number */
 } worker_arg;
 
+/*
+ * Guided hand-out: a worker takes a run of consecutive items, a 1/(kGuidedShare x threads)
+ * share of what is left (at least one), so runs shrink toward the end and the last ones
+ * balance the load. Consecutive items are neighbouring memory (row chunks in order), so a
+ * run streams through memory as one thread would, where one item at a time interleaved
+ * the threads' chunks (measured in bench/NOTES.md, "guided hand-out").
+ */
+#define GS_GUIDED_SHARE 4u
+
 static void run_items(job *j, unsigned worker)
 {
     for (;;) {
-        size_t i = atomic_fetch_add(&j->next, 1);
-        if (i >= j->items) return;
-        int rc = j->fn(j->ctx, i, worker);
-        if (rc) {
-            int expected = 0;
-            atomic_compare_exchange_strong(&j->result, &expected, rc);
+        const size_t seen = atomic_load_explicit(&j->next, memory_order_relaxed);
+        if (seen >= j->items) return;
+        size_t run = (j->items - seen) / ((size_t)GS_GUIDED_SHARE * j->threads);
+        if (run == 0) run = 1;
+        const size_t first = atomic_fetch_add(&j->next, run);
+        if (first >= j->items) return;
+        const size_t end = first + run < j->items ? first + run : j->items;
+        for (size_t i = first; i < end; ++i) {
+            int rc = j->fn(j->ctx, i, worker);
+            if (rc) {
+                int expected = 0;
+                atomic_compare_exchange_strong(&j->result, &expected, rc);
+            }
         }
     }
 }
@@ -53,6 +70,7 @@ int gs_parallel_for(unsigned threads, size_t items, gs_parallel_fn fn, void *ctx
     atomic_init(&j.result, 0);
     if (threads > GS_MAX_THREADS) threads = GS_MAX_THREADS;
     if (threads > items) threads = (unsigned)items;
+    j.threads = threads > 0 ? threads : 1;
     if (threads <= 1) {
         run_items(&j, 0);
         return atomic_load(&j.result);
