@@ -58,9 +58,9 @@ constexpr int kColumnUnroll = 16;
 constexpr int kColumnThreads = 256;
 
 /* Banded summed-area table: a block of up to kBandThreads threads owns a whole row, one
- * warp chunk (kChunkPix pixels) a warp, and a band of kBandRowsMin..kBandRowsMax rows, picked
- * so that a strip gives at most kBandWaves blocks for each SM (one fits at a time), so no
- * last wave runs a few blocks alone. */
+ * warp chunk (kChunkPix pixels) a warp, and a band of kBandRowsMin..kBandRowsMax rows. The
+ * band height aims at kBandWaves blocks for each SM (one fits at a time), so that no last
+ * wave runs a few blocks alone; strips taller than kBandRowsMax x that give more bands. */
 constexpr int kBandThreads = 1024;
 constexpr uint32_t kBandSpan = (uint32_t)kBandThreads / kWarp * kChunkPix; /* 16384 */
 constexpr uint32_t kBandRowsMin = 8, kBandRowsMax = 64, kBandWaves = 2;
@@ -308,15 +308,17 @@ __global__ void __launch_bounds__(kColumnThreads)
 
 /*
  * Banded table, step 1: the column totals of each band of `band` rows, written as Tout into
- * the band's first output row. Thread = kScanPix columns (one lane load) of one band.
+ * the band's first output row. Thread = kScanPix columns (one lane load) of one band; the
+ * band is blockIdx.x (grid.y would stop at 65535 bands, a strip of 4 M rows), the column
+ * block blockIdx.y (at most kBandSpan / kScanPix / kBandSumThreads = 4).
  */
 template <typename Tin, typename Tout>
 __global__ void __launch_bounds__(kBandSumThreads, kBandSumBlocksPerSm)
     band_sums_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                      uint32_t width, uint32_t rows, uint32_t band)
 {
-    const long x = ((long)blockIdx.x * blockDim.x + threadIdx.x) * kScanPix;
-    const uint32_t y0 = blockIdx.y * band;
+    const long x = ((long)blockIdx.y * blockDim.x + threadIdx.x) * kScanPix;
+    const uint32_t y0 = blockIdx.x * band;
     const uint32_t y1 = y0 + band < rows ? y0 + band : rows;
     if (x >= (long)width) return; /* no barrier or shuffle below */
     uint32_t sum[kScanPix] = {};
@@ -482,6 +484,30 @@ cudaError_t integral_rows(const void *d_src, size_t src_pitch, void *d_dst, size
     });
 }
 
+/* Dynamic shared memory of the band table's block for rows of `width` pixels: the per-warp
+ * staging, 147 KiB for 16384 pixels of u64, more than some GPUs give a block (about 99 KiB
+ * on compute capability 8.6, 8.9 and 12.0). */
+size_t band_table_smem(uint32_t width, size_t out_bytes)
+{
+    const size_t threads = (width + kChunkPix - 1) / kChunkPix * kWarp;
+    const size_t stride = out_bytes == 4 ? stage_stride<uint32_t>() : stage_stride<unsigned long long>();
+    return threads * stride * out_bytes;
+}
+
+/* Whether the banded table runs here: rows of at most kBandSpan pixels, and the block's
+ * staging within what this device allows a block (opted in). Else the row and column
+ * passes, which need no dynamic shared memory. */
+bool banded_table_fits(uint32_t width, uint32_t out_bits)
+{
+    if (width > kBandSpan) return false;
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+        return false;
+    const size_t static_smem = 2 * (kBandThreads / kWarp) * (size_t)(out_bits / 8);
+    return band_table_smem(width, out_bits / 8) + static_smem <= (size_t)optin;
+}
+
 /* The three kernels of the banded table (rows of at most kBandSpan pixels). */
 template <typename Tin, typename Tout>
 cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
@@ -497,7 +523,7 @@ cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint3
     const uint32_t bands = (rows + band - 1) / band;
     const uint32_t lanes = (width + kScanPix - 1) / kScanPix;
     band_sums_kernel<Tin, Tout>
-        <<<dim3((lanes + kBandSumThreads - 1) / kBandSumThreads, bands), kBandSumThreads, 0,
+        <<<dim3(bands, (lanes + kBandSumThreads - 1) / kBandSumThreads), kBandSumThreads, 0,
            stream>>>((const char *)src, sp, (char *)dst, dp, width, rows, band);
     err = cudaGetLastError();
     if (err != cudaSuccess) return err;
@@ -505,7 +531,7 @@ cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint3
                                stream>>>((char *)dst, dp, width, bands, band, (const Tout *)carry);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
     const uint32_t threads = (width + kChunkPix - 1) / kChunkPix * kWarp;
-    const size_t smem = (size_t)threads * stage_stride<Tout>() * sizeof(Tout);
+    const size_t smem = band_table_smem(width, sizeof(Tout));
     auto table = band_table_kernel<Tin, Tout>;
     if ((err = cudaFuncSetAttribute(table, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem)) != cudaSuccess)
@@ -538,7 +564,7 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
         d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0)
         return cudaErrorInvalidValue;
-    if (width <= kBandSpan)
+    if (banded_table_fits(width, out_bits))
         return with_sample_types(in_bits, out_bits, [&](auto tin, auto tout) {
             return banded_table<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
                                                                width, rows, d_carry, stream);

@@ -280,6 +280,19 @@ def test_cuda_tensor_integral(mode):
         np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
+def test_cuda_tensor_integral_2d_taller_than_65535_bands():
+    """One strip of 4,194,241 rows: 65,536 bands of 64 rows, one more than a grid's y can
+    count. The table is checked in 64-bit integers on the device (numpy would need 2 GiB)."""
+    torch = cuda_torch()
+    rows, width = 65535 * 64 + 1, 16
+    g = torch.Generator(device="cuda").manual_seed(7)
+    t = torch.randint(0, 256, (rows, width), dtype=torch.uint8, device="cuda", generator=g)
+    got = gsmooth.integral(t, "2d")
+    assert got.dtype == torch.uint64
+    want = t.to(torch.int64).cumsum(1).cumsum(0)
+    assert torch.equal(got.view(torch.int64), want)
+
+
 def test_cuda_tensor_16bit_and_views():
     torch = cuda_torch()
     a = random_image(600, 900, np.uint16)
