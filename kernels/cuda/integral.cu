@@ -484,12 +484,15 @@ cudaError_t integral_rows(const void *d_src, size_t src_pitch, void *d_dst, size
     });
 }
 
+/* Threads of the band table's block: a warp for each kChunkPix pixels of the row. */
+uint32_t band_table_threads(uint32_t width) { return (width + kChunkPix - 1) / kChunkPix * kWarp; }
+
 /* Dynamic shared memory of the band table's block for rows of `width` pixels: the per-warp
  * staging, 147 KiB for 16384 pixels of u64, more than some GPUs give a block (about 99 KiB
  * on compute capability 8.6, 8.9 and 12.0). */
 size_t band_table_smem(uint32_t width, size_t out_bytes)
 {
-    const size_t threads = (width + kChunkPix - 1) / kChunkPix * kWarp;
+    const size_t threads = band_table_threads(width);
     const size_t stride = out_bytes == 4 ? stage_stride<uint32_t>() : stage_stride<unsigned long long>();
     return threads * stride * out_bytes;
 }
@@ -530,7 +533,7 @@ cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint3
     band_prefix_kernel<Tout><<<(width + kColumnThreads - 1) / kColumnThreads, kColumnThreads, 0,
                                stream>>>((char *)dst, dp, width, bands, band, (const Tout *)carry);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
-    const uint32_t threads = (width + kChunkPix - 1) / kChunkPix * kWarp;
+    const uint32_t threads = band_table_threads(width);
     const size_t smem = band_table_smem(width, sizeof(Tout));
     auto table = band_table_kernel<Tin, Tout>;
     if ((err = cudaFuncSetAttribute(table, cudaFuncAttributeMaxDynamicSharedMemorySize,

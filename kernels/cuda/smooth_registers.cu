@@ -102,7 +102,7 @@ struct ReciprocalFma {
 struct ShortDivide : ReciprocalFma {
     static __device__ __forceinline__ float mean3(float l, float c, float r)
     {
-        return gs_div3_short(__fadd_rn(__fadd_rn(l, c), r));
+        return gs_div3_short(sum3(l, c, r));
     }
 };
 
