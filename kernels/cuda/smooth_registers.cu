@@ -31,7 +31,6 @@ namespace {
  * the kernel near 64 registers, so two 512-thread groups (16384-pixel rows) fit an SM. */
 constexpr int kPix = 32;
 constexpr int kMaxGroup = 1024;                 /* threads per segment: the block limit */
-constexpr int kMaxWarps = kMaxGroup / kWarp;
 constexpr int kNarrowBlock = 128;               /* one-warp segments: four per block */
 constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one group */
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
@@ -105,6 +104,13 @@ struct ShortDivide : ReciprocalFma {
         return gs_div3_short(sum3(l, c, r));
     }
 };
+
+/* Bytes of a multi-warp group's edge slots: [pass parity][group + 2][first, last] floats,
+ * rounded to 128 so the prefetch tile after them stays aligned for the copy engine. */
+__host__ __device__ constexpr uint32_t edge_slot_bytes(uint32_t group)
+{
+    return (2u * 2u * (group + 2u) * (uint32_t)sizeof(float) + 127u) / 128u * 128u;
+}
 
 /* Shared accesses by 32-bit address: one register per slot, nothing recomputed per pass. */
 __device__ __forceinline__ void st_shared(uint32_t addr, float v)
@@ -314,33 +320,39 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
 {
     /* kPrefetch (groups of several warps, one per block, integer samples): the block's
      * next segment is copied into shared memory by the copy engine while this one is
-     * smoothed; the grid is persistent (a few blocks per SM stride over the segments). */
-    extern __shared__ __align__(128) unsigned char s_tile[];
+     * smoothed; the grid is persistent (a few blocks per SM stride over the segments).
+     * Dynamic shared memory holds a multi-warp group's edge slots (edge_slot_bytes), then
+     * the prefetch tile. */
+    extern __shared__ __align__(128) unsigned char s_dyn[];
     __shared__ __align__(8) uint64_t s_bar;
     /* Passes 1 to g.short_passes take ShortDivide when Arith is ReciprocalFma. */
     constexpr bool kShortFirst = std::is_same<Arith, ReciprocalFma>::value;
-    /* Edge pixels of each warp, [pass parity][first, last][warp of the group]. */
-    __shared__ float s_edge[2][2][kMaxWarps];
 
     /* The launcher keeps the segment count below 2^32: 32-bit indices from here on. */
     const uint32_t segs_total = (uint32_t)g.segs_total;
-    const uint32_t lane = threadIdx.x % kWarp;
     const uint32_t groups_per_block = blockDim.x / g.group;
     const uint32_t local = threadIdx.x % g.group;
-    const uint32_t gwarp = local / kWarp, gwarps = g.group / kWarp;
-    const bool multiwarp = gwarps > 1; /* then groups_per_block == 1: uniform per block */
-    /* Lane 0 publishes its first pixel and reads the previous warp's last; lane 31 the
-     * mirror. Addresses are fixed; only the parity offset moves. */
-    const bool first_lane = lane == 0, last_lane = lane == kWarp - 1;
-    const uint32_t slot_out = smem_addr(&s_edge[0][first_lane ? 0 : 1][gwarp]);
-    const bool reads_edge = (first_lane && gwarp > 0) || (last_lane && gwarp + 1 < gwarps);
-    const uint32_t slot_in =
-        smem_addr(first_lane ? &s_edge[0][1][gwarp > 0 ? gwarp - 1 : 0]
-                             : &s_edge[0][0][gwarp + 1 < gwarps ? gwarp + 1 : gwarp]);
-    constexpr uint32_t kParityBytes = 2 * kMaxWarps * sizeof(float);
+    const bool multiwarp = g.group > kWarp; /* then groups_per_block == 1: uniform per block */
+    /* A multi-warp group trades neighbours through shared memory, no shuffles: every
+     * thread publishes its first and last pixel, and after the pass's barrier reads its
+     * neighbours'. Slots: [pass parity][1 + thread of the group][first, last] floats, so
+     * all four accesses are constant offsets from one address; pair 0's `last` and pair
+     * group + 1's `first` are zero pads for the group's outer threads, whose outer
+     * neighbour is a row end or halo garbage anyway. Double-buffered by pass parity, so
+     * one barrier a pass suffices. */
+    constexpr uint32_t kSlot = sizeof(float), kPair = 2 * kSlot;
+    const uint32_t parity_bytes = (g.group + 2) * kPair;
+    const uint32_t my_first = smem_addr(s_dyn) + (local + 1) * kPair;
     uint32_t parity_off = 0; /* runs on across segments: no slot reuse without a barrier */
+    if (multiwarp && local < 2) { /* the pads of parity `local`; the first pass's barrier
+                                     orders them before any read */
+        const uint32_t base = smem_addr(s_dyn) + local * parity_bytes;
+        st_shared(base + kSlot, 0.0f);                 /* pair 0, last */
+        st_shared(base + (g.group + 1) * kPair, 0.0f); /* pair group + 1, first */
+    }
 
     const uint32_t bar = smem_addr(&s_bar);
+    unsigned char *const s_tile = s_dyn + (multiwarp ? edge_slot_bytes(g.group) : 0u);
     const uint32_t tile = smem_addr(s_tile);
     uint32_t bar_parity = 0;
     /* Segment `seg` of the source: thread 0 queues its bytes inside the row (16-byte
@@ -388,23 +400,33 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         const long er = (long)g.width - 1 - xs;
         const int e_right = (er >= 0 && er < kPix) ? (int)er : -1;
 
-        /* One pass with the arithmetic of `arith` (a policy object, for its type). */
+        /* A warp none of whose threads holds a row end runs passes with no end handling:
+         * the variable-element switch costs a pass about 30 instructions (the compare
+         * ladder and the register copies at its join), paid by every warp. Uniform per
+         * warp (the shuffles need whole warps). */
+        const bool warp_has_end = __any_sync(kFullMask, has_left || e_right >= 0);
+
+        /* One pass with the arithmetic of `arith` (a policy object, for its type). The
+         * neighbours come first, with the pass's one barrier, which every warp of a group
+         * meets at the same instruction; then each warp takes its own branch. */
         auto pass = [&](auto arith) {
             using PassArith = decltype(arith);
-            float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
-            float r = __shfl_down_sync(kFullMask, v[0], 1);
+            float l, r;
             if (multiwarp) {
-                if (first_lane || last_lane)
-                    st_shared(slot_out + parity_off, first_lane ? v[0] : v[kPix - 1]);
+                const uint32_t mine = my_first + parity_off;
+                st_shared(mine, v[0]);
+                st_shared(mine + kSlot, v[kPix - 1]);
                 __syncthreads();
-                if (reads_edge) {
-                    const float t = ld_shared(slot_in + parity_off);
-                    if (first_lane)
-                        l = t;
-                    else
-                        r = t;
-                }
-                parity_off ^= kParityBytes;
+                l = ld_shared(mine - kSlot);  /* the left neighbour's last */
+                r = ld_shared(mine + kPair); /* the right neighbour's first */
+                parity_off ^= parity_bytes;
+            } else {
+                l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
+                r = __shfl_down_sync(kFullMask, v[0], 1);
+            }
+            if (!warp_has_end) {
+                pass_interior<PassArith>(v, l, r);
+                return;
             }
             /* Old values the row ends need: x = 0 reads elements 0 and 1; x = width - 1
              * reads e_right - 1 (or l) and e_right. Both can sit in one thread. */
@@ -495,7 +517,7 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
     if constexpr (sizeof(Tin) <= 2) {
         if (prefetch && g.group > kWarp) {
             /* persistent: as many blocks as fit at once, each striding over segments */
-            const size_t smem = (size_t)g.group * kPix * sizeof(Tin);
+            const size_t smem = edge_slot_bytes(g.group) + (size_t)g.group * kPix * sizeof(Tin);
             auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
             cudaError_t e = cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
@@ -513,7 +535,8 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
             return cudaGetLastError();
         }
     }
-    smooth_registers_kernel<Tin, Tout, Arith, false><<<grid, block, 0, stream>>>(g);
+    const size_t smem = g.group > kWarp ? edge_slot_bytes(g.group) : 0u;
+    smooth_registers_kernel<Tin, Tout, Arith, false><<<grid, block, smem, stream>>>(g);
     return cudaGetLastError();
 }
 
