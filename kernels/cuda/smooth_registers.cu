@@ -1,4 +1,4 @@
-/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
+/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
 #include "launch_common.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
@@ -14,13 +14,15 @@
 /*
  * Layout. A group of G threads (a multiple of 32, at most a block) holds one segment of a
  * row, kPix consecutive pixels per thread, as float32 in registers. A pass needs only each
- * thread's two outer neighbours: __shfl_up/down inside a warp, and between the warps of a
- * group two shared-memory slots per warp, double-buffered by pass parity so one barrier per
- * pass suffices. A row of up to kMaxSpan pixels is one segment with no halo and takes any
- * number of passes in one launch. A wider row is cut into segments that carry a halo of
- * `halo` >= passes pixels per side (garbage creeps in one pixel a pass from a segment edge
- * that is not a row end, so the halo absorbs it); then passes per launch are capped and the
- * float32 intermediates go through device scratch (run_chain).
+ * thread's two outer neighbours: __shfl_up/down inside a one-warp group; a multi-warp
+ * group has every thread publish its first and last pixel in shared memory, double-buffered
+ * by pass parity so one barrier per pass suffices. A row of up to kMaxSpan pixels can be
+ * one segment with no halo, which takes any number of passes in one launch. Otherwise
+ * segments carry a halo of `halo` >= passes pixels per side (garbage creeps in one pixel a
+ * pass from a segment edge that is not a row end, so the halo absorbs it): a row wider
+ * than kMaxSpan, whose passes per launch are then capped, the float32 intermediates going
+ * through device scratch (run_chain); and, for a few passes, one-warp segments that need
+ * no barrier (plan).
  */
 
 using namespace gs_cuda;
@@ -41,11 +43,14 @@ constexpr uint32_t kMaxPassesPerLaunch = 1024;
  * H200 (bench/NOTES.md), prefetch won at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336)
  * and lost from K = 10 on (0.797 vs 0.765 ms; 3.50 vs 3.31 ms at K = 50). */
 constexpr uint32_t kPrefetchMaxPasses = 4;
+/* One-warp segments (plan) up to this many passes: a halo of 64 pixels a side. */
+constexpr uint32_t kWarpSegmentMaxPasses = 64;
 
 static_assert(kPix % 16 == 0, "a thread's pixels are whole 16-byte vectors of u8");
 static_assert(kMaxGroup % kWarp == 0 && kNarrowBlock % kWarp == 0, "groups are whole warps");
 static_assert(kMaxPassesPerLaunch % kPix == 0, "halo keeps segment starts vector-aligned");
 static_assert(4 * kMaxPassesPerLaunch <= kMaxSpan, "halo leaves most of a segment as output");
+static_assert(4 * kWarpSegmentMaxPasses <= kWarp * kPix, "a warp segment keeps half as output");
 static_assert(kMaxPassesPerLaunch >= GS_SHORT_DIV_PASSES,
               "only a chain's first launch (integer input) reaches the short-division passes");
 
@@ -485,8 +490,9 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 
 /* ---- host side ---- */
 
-/* Segment geometry for `passes` passes over rows of `width` pixels. */
-SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
+/* Segment geometry for `passes` passes over rows of `width` pixels, in groups of up to
+ * kMaxGroup threads (a row of up to kMaxSpan pixels is one segment). */
+SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
 {
     SegmentGeom g = {};
     g.width = width;
@@ -505,6 +511,42 @@ SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes)
     }
     g.segs_total = rows * g.segs_per_row;
     return g;
+}
+
+/* One-warp segments with a halo of `passes` rounded up to a thread's pixels: no barrier
+ * at all, but every segment also smooths 2 x halo pixels it does not store. */
+SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
+{
+    SegmentGeom g = {};
+    g.width = width;
+    g.passes = passes;
+    g.group = kWarp;
+    g.halo = (passes + kPix - 1) / kPix * kPix;
+    g.out_span = kWarp * kPix - 2 * g.halo;
+    g.segs_per_row = (width + g.out_span - 1) / g.out_span;
+    g.segs_total = rows * g.segs_per_row;
+    return g;
+}
+
+/*
+ * The geometry of one launch. Rows wider than a warp's 1024 pixels take multi-warp groups,
+ * which meet at a barrier every pass; measured on an H200 (bench/NOTES.md), their passes
+ * issue at 73% of the peak, one-warp segments with a halo at 89%, so a pixel-pass costs
+ * 0.77 as much there. One-warp segments are taken when the pixels they smooth, halos and
+ * all, are at most 1.2 times the groups' (16384-pixel rows: 1.125 at 32 passes, 1.19 at
+ * 64), and the halo is at most kWarpSegmentMaxPasses; not when the launch prefetches
+ * (multi-warp groups with the copy engine win at K <= kPrefetchMaxPasses).
+ */
+SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
+{
+    const SegmentGeom groups = plan_groups(width, rows, passes);
+    if (prefetch || groups.group <= kWarp || passes == 0 || passes > kWarpSegmentMaxPasses)
+        return groups;
+    const SegmentGeom warps = plan_warps(width, rows, passes);
+    if (warps.segs_total > UINT32_MAX) return groups; /* counted in 32 bits by the kernel */
+    const uint64_t warps_px = (uint64_t)warps.segs_per_row * kWarp * kPix;
+    const uint64_t groups_px = (uint64_t)groups.segs_per_row * groups.group * kPix;
+    return warps_px * 10 <= groups_px * 12 ? warps : groups;
 }
 
 template <typename Tin, typename Tout, class Arith>
@@ -546,7 +588,7 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
                        size_t out_pitch, uint32_t out_kind, uint32_t passes, uint32_t width,
                        uint32_t rows, bool prefetch, cudaStream_t stream)
 {
-    SegmentGeom g = plan(width, rows, passes);
+    SegmentGeom g = plan(width, rows, passes, prefetch);
     set_rows(g, in, in_pitch, out, out_pitch);
     /* Integer input is pass 1 of the run; a float input continues a chain already past
      * kMaxPassesPerLaunch passes, beyond the short division's reach. */
