@@ -89,6 +89,7 @@ static void build_axes_cases(void)
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
+            add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */
         }
 }
 
@@ -123,6 +124,13 @@ static void build_cases(void)
         add_smooth(32769, 3000, 3, (uint32_t)b);
         add_smooth(100003, 3000, 3, (uint32_t)b);
         add_smooth(33, 3000, 1000, (uint32_t)b);
+        /* One-warp segments (5 to 64 passes): the row end on a segment boundary (out spans
+         * of 960 and 896 pixels), the halo's limits, and a chain's float launch into them. */
+        add_smooth(1920, 7, 32, (uint32_t)b);
+        add_smooth(1921, 7, 33, (uint32_t)b);
+        add_smooth(1792, 7, 64, (uint32_t)b);
+        add_smooth(1793, 7, 63, (uint32_t)b);
+        add_smooth(32769, 3, 1030, (uint32_t)b);
     }
 
     const uint32_t *iw = g_small ? int_small : int_widths;

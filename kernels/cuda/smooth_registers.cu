@@ -43,6 +43,9 @@ constexpr uint32_t kMaxPassesPerLaunch = 1024;
  * H200 (bench/NOTES.md), prefetch won at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336)
  * and lost from K = 10 on (0.797 vs 0.765 ms; 3.50 vs 3.31 ms at K = 50). */
 constexpr uint32_t kPrefetchMaxPasses = 4;
+/* The most segments a launch may have: the kernel's grid-stride loop counts them in 32
+ * bits, and its index plus the grid's stride must not wrap. */
+constexpr uint64_t kMaxSegments = INT32_MAX;
 /* One-warp segments (plan) up to this many passes: a halo of 64 pixels a side. */
 constexpr uint32_t kWarpSegmentMaxPasses = 64;
 
@@ -273,8 +276,8 @@ __device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r
  * x = 0 is always element 0 of its thread. x = width - 1 can be any element e: its thread
  * saves the two old values the end needs before the pass (a switch on e, so every register
  * index is a constant: a jump, not a chain of kPix selects) and writes the adaptive mean
- * back after it. Only the thread holding the end pays, a few instructions a pass, so the
- * warps of a group stay in step at each barrier.
+ * back after it. The warps holding an end pay about 30 instructions a pass for this; the
+ * others skip it (warp_has_end in the kernel).
  */
 static_assert(kPix == 32, "the switches below name every element");
 #define GS_FAST_CASES(X)                                                                   \
@@ -333,7 +336,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
     /* Passes 1 to g.short_passes take ShortDivide when Arith is ReciprocalFma. */
     constexpr bool kShortFirst = std::is_same<Arith, ReciprocalFma>::value;
 
-    /* The launcher keeps the segment count below 2^32: 32-bit indices from here on. */
+    /* The launcher keeps the segment count at most kMaxSegments: 32-bit indices from here on. */
     const uint32_t segs_total = (uint32_t)g.segs_total;
     const uint32_t groups_per_block = blockDim.x / g.group;
     const uint32_t local = threadIdx.x % g.group;
@@ -534,16 +537,17 @@ SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
  * issue at 73% of the peak, one-warp segments with a halo at 89%, so a pixel-pass costs
  * 0.77 as much there. One-warp segments are taken when the pixels they smooth, halos and
  * all, are at most 1.2 times the groups' (16384-pixel rows: 1.125 at 32 passes, 1.19 at
- * 64), and the halo is at most kWarpSegmentMaxPasses; not when the launch prefetches
- * (multi-warp groups with the copy engine win at K <= kPrefetchMaxPasses).
+ * 64), and the halo is at most kWarpSegmentMaxPasses; not at kPrefetchMaxPasses passes or
+ * fewer, where the multi-warp groups with the copy engine win.
  */
 SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
 {
     const SegmentGeom groups = plan_groups(width, rows, passes);
-    if (prefetch || groups.group <= kWarp || passes == 0 || passes > kWarpSegmentMaxPasses)
+    if (prefetch || groups.group <= kWarp || passes <= kPrefetchMaxPasses ||
+        passes > kWarpSegmentMaxPasses)
         return groups;
     const SegmentGeom warps = plan_warps(width, rows, passes);
-    if (warps.segs_total > UINT32_MAX) return groups; /* counted in 32 bits by the kernel */
+    if (warps.segs_total > kMaxSegments) return groups;
     const uint64_t warps_px = (uint64_t)warps.segs_per_row * kWarp * kPix;
     const uint64_t groups_px = (uint64_t)groups.segs_per_row * groups.group * kPix;
     return warps_px * 10 <= groups_px * 12 ? warps : groups;
@@ -612,7 +616,7 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
                         uint32_t last_kind = 0)
 {
     /* Segments are counted in 32 bits; a strip has far fewer (the plugin sends chunks). */
-    if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > UINT32_MAX)
+    if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > kMaxSegments)
         return cudaErrorInvalidValue;
     if (!aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch) ||
         (d_scratch != NULL && !aligned(d_scratch, 0)))
