@@ -409,9 +409,9 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         const int e_right = (er >= 0 && er < kPix) ? (int)er : -1;
 
         /* A warp none of whose threads holds a row end runs passes with no end handling:
-         * the variable-element switch costs a pass about 30 instructions (the compare
-         * ladder and the register copies at its join), paid by every warp. Uniform per
-         * warp (the shuffles need whole warps). */
+         * the variable-element switch costs about 30 instructions a pass (the compare
+         * ladder and the register copies at its join), which every warp paid before.
+         * Uniform per warp (the shuffles need whole warps). */
         const bool warp_has_end = __any_sync(kFullMask, has_left || e_right >= 0);
 
         /* One pass with the arithmetic of `arith` (a policy object, for its type). The
