@@ -212,9 +212,9 @@ __device__ __forceinline__ void bulk_load(uint32_t smem_dst, const void *gsrc, u
                      : "memory");
 }
 
-/* Store the pixels of [xs, xs + kPix) that fall in [xs_lo, x1); the caller guarantees a
- * thread's range is all inside [x0, x0 + out_span) or all outside, so only the row end
- * cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
+/* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
+ * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
+ * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
 template <typename T, class Arith>
 __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const float (&v)[kPix])
 {
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
      * granules, clipped to [0, width rounded up to a granule)) at their place in s_tile. */
     auto prefetch = [&](uint32_t seg) {
         const uint32_t row = g.segs_per_row == 1 ? seg : seg / g.segs_per_row;
-        const long xs0 = (long)(seg % g.segs_per_row) * g.out_span - (long)g.halo;
+        const long xs0 = (long)(seg % g.segs_per_row) * g.out_span; /* segment_start */
         const long row_end = ((long)g.width * (long)sizeof(Tin) + 15) / 16 * 16;
         const long lo = xs0 > 0 ? xs0 * (long)sizeof(Tin) : 0;
         long hi = (xs0 + (long)g.group * kPix) * (long)sizeof(Tin);
@@ -387,8 +387,15 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         const uint32_t seg = base + threadIdx.x / g.group;
         if (!multiwarp && seg >= segs_total) break; /* one-warp groups never sync */
         const uint32_t row = g.segs_per_row == 1 ? seg : seg / g.segs_per_row;
-        const long x0 = (long)(seg % g.segs_per_row) * g.out_span;
-        const long xs = x0 - (long)g.halo + (long)local * kPix;
+        /* The segment holds [start, start + span) and stores [x0, x1) (halo_segments):
+         * from the row's start or its left halo's end, to the row's end or its right
+         * halo's start. */
+        const uint32_t seg_in_row = seg % g.segs_per_row;
+        const long start = (long)seg_in_row * g.out_span;
+        const long span_end = start + (long)g.group * kPix;
+        const long x0 = seg_in_row == 0 ? 0 : start + (long)g.halo;
+        const long x1 = (long)g.width <= span_end ? (long)g.width : span_end - (long)g.halo;
+        const long xs = start + (long)local * kPix;
 
         float v[kPix];
         if (kPrefetch) {
@@ -454,8 +461,6 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
             for (; k < g.short_passes; ++k) pass(ShortDivide{});
         for (; k < g.passes; ++k) pass(Arith{});
 
-        const long x1 = x0 + (long)g.out_span < (long)g.width ? x0 + (long)g.out_span
-                                                                : (long)g.width;
         if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x1, v);
     }
 }
@@ -495,6 +500,21 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 
 /* Segment geometry for `passes` passes over rows of `width` pixels, in groups of up to
  * kMaxGroup threads (a row of up to kMaxSpan pixels is one segment). */
+/*
+ * Segments of a row with a halo (the registers variant's layout): segment s holds the
+ * span = group x kPix pixels from start = s x out_span on, out_span = span - 2 x halo. A
+ * halo is needed only where a segment's edge is not a row end (pixels past the row's end
+ * never reach it: its mean is of itself and its left neighbour). So segment 0 stores from
+ * x = 0, a later one from start + halo; the segment holding the row's end stores up to it,
+ * the others up to start + span - halo. The stored runs follow each other, and a row needs
+ * one segment for its first span and one for each out_span after it.
+ */
+uint32_t halo_segments(uint32_t width, uint32_t span, uint32_t halo)
+{
+    const uint32_t out_span = span - 2 * halo;
+    return width <= span ? 1u : 1u + (width - span + out_span - 1) / out_span;
+}
+
 SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
 {
     SegmentGeom g = {};
@@ -510,14 +530,15 @@ SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
         g.group = kMaxGroup;
         g.halo = (passes + kPix - 1) / kPix * kPix;
         g.out_span = kMaxSpan - 2 * g.halo;
-        g.segs_per_row = (width + g.out_span - 1) / g.out_span;
+        g.segs_per_row = halo_segments(width, kMaxSpan, g.halo);
     }
     g.segs_total = rows * g.segs_per_row;
     return g;
 }
 
 /* One-warp segments with a halo of `passes` rounded up to a thread's pixels: no barrier
- * at all, but every segment also smooths 2 x halo pixels it does not store. */
+ * at all, but every segment after a row's first also smooths 2 x halo pixels it does not
+ * store. */
 SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
 {
     SegmentGeom g = {};
@@ -526,7 +547,7 @@ SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
     g.group = kWarp;
     g.halo = (passes + kPix - 1) / kPix * kPix;
     g.out_span = kWarp * kPix - 2 * g.halo;
-    g.segs_per_row = (width + g.out_span - 1) / g.out_span;
+    g.segs_per_row = halo_segments(width, kWarp * kPix, g.halo);
     g.segs_total = rows * g.segs_per_row;
     return g;
 }
@@ -536,7 +557,7 @@ SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
  * which meet at a barrier every pass; measured on an H200 (bench/NOTES.md), their passes
  * issue at 73% of the peak, one-warp segments with a halo at 89%, so a pixel-pass costs
  * 0.77 as much there. One-warp segments are taken when the pixels they smooth, halos and
- * all, are at most 1.2 times the groups' (16384-pixel rows: 1.125 at 32 passes, 1.19 at
+ * all, are at most 1.2 times the groups' (16384-pixel rows: 1.0625 at 32 passes, 1.19 at
  * 64), and the halo is at most kWarpSegmentMaxPasses; not at kPrefetchMaxPasses passes or
  * fewer, where the multi-warp groups with the copy engine win.
  */
