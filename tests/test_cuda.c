@@ -126,8 +126,9 @@ static void build_cases(void)
         add_smooth(33, 3000, 1000, (uint32_t)b);
         /* One-warp segments (5 to 64 passes; halos of 32 and 64 pixels): the row's end on
          * the last pixel of the last segment (1984, 16384; 1920, 17152) and one past it,
-         * where a segment stores only the row's last pixel (16385, 17153); and a chain's
-         * float launch into them (32769 x 3 at K = 1030). */
+         * which takes one more segment, the row's last pixel at element 0 of one of its
+         * threads (16385, 17153); and a chain's float launch into them (32769 x 3 at
+         * K = 1030). */
         add_smooth(1984, 7, 32, (uint32_t)b);
         add_smooth(16384, 3, 32, (uint32_t)b);
         add_smooth(16385, 3, 10, (uint32_t)b);

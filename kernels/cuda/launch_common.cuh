@@ -38,10 +38,13 @@ inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_ds
 }
 
 /*
- * Where the row segments of one launch lie. A segment is a run of `out_span` output pixels
- * of one row, read with `halo` extra pixels on each side: a segment edge that is not a row
- * end spoils one more pixel each pass, and the halo absorbs exactly that. A row that fits
- * one segment has no halo and only its true ends use the adaptive count.
+ * Where the row segments of one launch lie. A segment edge that is not a row end spoils one
+ * more pixel each pass, and a halo of `halo` pixels absorbs exactly that. The shared-tiles
+ * variant stores a run of `out_span` pixels a segment, read with the halo on each side; the
+ * registers variant starts segment s at s x out_span and stores from the row's start or its
+ * left halo's end to the row's end or its right halo's start (halo_segments in
+ * smooth_registers.cu). A row that fits one segment has no halo and only its true ends use
+ * the adaptive count.
  */
 struct SegmentGeom {
     const char *src;       /* first source row (device) */
@@ -53,7 +56,7 @@ struct SegmentGeom {
     uint32_t short_passes; /* leading passes that may divide in two instructions (registers) */
     uint32_t group;        /* threads per segment (registers variant; 0 elsewhere) */
     uint32_t halo;         /* halo pixels per side; 0 = whole rows */
-    uint32_t out_span;     /* output pixels per segment */
+    uint32_t out_span;     /* output pixels per segment, or between segment starts */
     uint32_t segs_per_row; /* segments in one row */
     uint64_t segs_total;   /* rows * segs_per_row */
 };
