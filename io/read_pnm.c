@@ -76,8 +76,12 @@ static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t str
     pnm_state *pnm = reader->impl;
     const size_t samples = (size_t)reader->info.width * pnm->channels;
 
-    /* Full-range gray bytes (P5, maxval 255) are already the samples: read them in place. */
-    const int direct = pnm->bytes == 1 && pnm->channels == 1 && pnm->maxval == pnm->out_max;
+    /* At maxval 255 or 65535 no sample can exceed maxval, and scaling is the identity:
+     * those rows take a plain loop the compiler vectorizes (measured on an 8192^2 PGM: the
+     * per-sample path was 40% of the CLI's CPU time). Full-range gray bytes (P5, maxval
+     * 255) are already the samples: read them in place. */
+    const int full = pnm->maxval == pnm->out_max;
+    const int direct = full && pnm->bytes == 1 && pnm->channels == 1;
     for (uint32_t r = 0; r < rows; r++) {
         unsigned char *raw = direct ? dst + (size_t)r * stride : pnm->raw;
         if (gs_source_read(&reader->src, raw, pnm->row_bytes) != pnm->row_bytes) {
@@ -88,10 +92,6 @@ static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t str
                            reader->info.format, reader->next_row + r + 1, reader->info.height);
         }
         if (direct) continue;
-        /* At maxval 255 or 65535 no sample can exceed maxval, and scaling is the identity:
-         * those rows take a plain loop the compiler vectorizes (measured on an 8192^2 PGM:
-         * the per-sample path was 40% of the CLI's CPU time). */
-        const int full = pnm->maxval == pnm->out_max;
         const void *samples_row = pnm->row;
         if (pnm->bytes == 2) {
             uint16_t *out = pnm->row;

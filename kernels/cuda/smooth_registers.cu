@@ -498,8 +498,6 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 
 /* ---- host side ---- */
 
-/* Segment geometry for `passes` passes over rows of `width` pixels, in groups of up to
- * kMaxGroup threads (a row of up to kMaxSpan pixels is one segment). */
 /*
  * Segments of a row with a halo (the registers variant's layout): segment s holds the
  * span = group x kPix pixels from start = s x out_span on, out_span = span - 2 x halo. A
@@ -515,40 +513,33 @@ uint32_t halo_segments(uint32_t width, uint32_t span, uint32_t halo)
     return width <= span ? 1u : 1u + (width - span + out_span - 1) / out_span;
 }
 
-SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
+/* Segments of `group` threads with a halo of `passes` rounded up to a thread's pixels. */
+SegmentGeom plan_halo(uint32_t width, uint64_t rows, uint32_t passes, uint32_t group)
 {
     SegmentGeom g = {};
     g.width = width;
     g.passes = passes;
-    if (width <= kMaxSpan) {
-        const uint32_t threads = (width + kPix - 1) / kPix;
-        g.group = (threads + kWarp - 1) / kWarp * kWarp;
-        g.halo = 0;
-        g.out_span = g.group * kPix;
-        g.segs_per_row = 1;
-    } else {
-        g.group = kMaxGroup;
-        g.halo = (passes + kPix - 1) / kPix * kPix;
-        g.out_span = kMaxSpan - 2 * g.halo;
-        g.segs_per_row = halo_segments(width, kMaxSpan, g.halo);
-    }
+    g.group = group;
+    g.halo = (passes + kPix - 1) / kPix * kPix;
+    g.out_span = group * kPix - 2 * g.halo;
+    g.segs_per_row = halo_segments(width, group * kPix, g.halo);
     g.segs_total = rows * g.segs_per_row;
     return g;
 }
 
-/* One-warp segments with a halo of `passes` rounded up to a thread's pixels: no barrier
- * at all, but every segment after a row's first also smooths 2 x halo pixels it does not
- * store. */
-SegmentGeom plan_warps(uint32_t width, uint64_t rows, uint32_t passes)
+/* Segment geometry for `passes` passes over rows of `width` pixels, in groups of up to
+ * kMaxGroup threads: a row of up to kMaxSpan pixels is one segment with no halo. */
+SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
 {
+    if (width > kMaxSpan) return plan_halo(width, rows, passes, kMaxGroup);
     SegmentGeom g = {};
     g.width = width;
     g.passes = passes;
-    g.group = kWarp;
-    g.halo = (passes + kPix - 1) / kPix * kPix;
-    g.out_span = kWarp * kPix - 2 * g.halo;
-    g.segs_per_row = halo_segments(width, kWarp * kPix, g.halo);
-    g.segs_total = rows * g.segs_per_row;
+    const uint32_t threads = (width + kPix - 1) / kPix;
+    g.group = (threads + kWarp - 1) / kWarp * kWarp;
+    g.out_span = g.group * kPix;
+    g.segs_per_row = 1;
+    g.segs_total = rows;
     return g;
 }
 
@@ -567,7 +558,9 @@ SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
     if (prefetch || groups.group <= kWarp || passes <= kPrefetchMaxPasses ||
         passes > kWarpSegmentMaxPasses)
         return groups;
-    const SegmentGeom warps = plan_warps(width, rows, passes);
+    /* one-warp segments: no barrier at all, but every segment after a row's first also
+     * smooths 2 x halo pixels it does not store */
+    const SegmentGeom warps = plan_halo(width, rows, passes, kWarp);
     if (warps.segs_total > kMaxSegments) return groups;
     const uint64_t warps_px = (uint64_t)warps.segs_per_row * kWarp * kPix;
     const uint64_t groups_px = (uint64_t)groups.segs_per_row * groups.group * kPix;
