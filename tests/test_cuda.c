@@ -136,6 +136,22 @@ static void build_cases(void)
         add_smooth(17152, 3, 64, (uint32_t)b);
         add_smooth(17153, 3, 40, (uint32_t)b);
         add_smooth(32769, 3, 1030, (uint32_t)b);
+        /* Relay segments (33 to 78 passes, rows of 1056 to 17344 pixels, a multiple of 32):
+         * two warps (1056 at K = 64; at K = 1000 prefetching groups), one refresh (16384 at
+         * K = 33), two and the last pass relay takes (K = 78; K = 100 beside it takes the
+         * prefetching groups), the row's end on lane 2 of the last warp (7776 at K = 65,
+         * refreshes at 32 and 64; 7745 beside it, not a multiple of 32, takes one-warp
+         * segments), the most warps a block takes (17344, 18) and a width past them (17376,
+         * one-warp segments with halos of 64). */
+        add_smooth(1056, 3, 64, (uint32_t)b);
+        add_smooth(1056, 3, 1000, (uint32_t)b);
+        add_smooth(16384, 3, 33, (uint32_t)b);
+        add_smooth(16384, 3, 78, (uint32_t)b);
+        add_smooth(16384, 3, 100, (uint32_t)b);
+        add_smooth(7776, 5, 65, (uint32_t)b);
+        add_smooth(7745, 5, 65, (uint32_t)b);
+        add_smooth(17344, 3, 40, (uint32_t)b);
+        add_smooth(17376, 3, 40, (uint32_t)b);
     }
 
     const uint32_t *iw = g_small ? int_small : int_widths;

@@ -1,4 +1,4 @@
-/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
+/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, halos relayed between warps, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
 #include "launch_common.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
@@ -22,7 +22,8 @@
  * pass from a segment edge that is not a row end, so the halo absorbs it): a row wider
  * than kMaxSpan, whose passes per launch are then capped, the float32 intermediates going
  * through device scratch (run_chain); and, for a few passes, one-warp segments that need
- * no barrier (plan).
+ * no barrier (plan). Relay segments (smooth_relay_kernel) keep one-warp segments' halo of
+ * kPix at any pass count by refreshing it from the neighbouring warps every kPix passes.
  */
 
 using namespace gs_cuda;
@@ -38,16 +39,23 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
-/* GS_CUDA_SMOOTH_REGISTERS prefetches the next segment with the copy engine (persistent grid)
- * for launches of at most this many passes, and loads directly above it: measured on an
- * H200 (bench/NOTES.md), prefetch won at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336)
- * and lost from K = 10 on (0.797 vs 0.765 ms; 3.50 vs 3.31 ms at K = 50). */
+/* GS_CUDA_SMOOTH_REGISTERS prefetches the next segment with the copy engine (persistent grid,
+ * multi-warp groups) for launches of at most kPrefetchMaxPasses passes, and of more than
+ * kRelayMaxPasses; in between it loads directly, into one-warp or relay segments (plan).
+ * Measured on an H200 (bench/NOTES.md): prefetch won at K = 1 and 3 (0.200 vs 0.217 ms,
+ * 0.325 vs 0.336) and lost from K = 10 on (0.797 vs 0.765 ms); relay segments won at K = 50
+ * (1.977 vs 2.059 ms) and lost at K = 100 (4.427 vs 4.200), where 22 passes take the
+ * exact division. */
 constexpr uint32_t kPrefetchMaxPasses = 4;
+constexpr uint32_t kRelayMaxPasses = GS_SHORT_DIV_PASSES;
 /* The most segments a launch may have: the kernel's grid-stride loop counts them in 32
  * bits, and its index plus the grid's stride must not wrap. */
 constexpr uint64_t kMaxSegments = INT32_MAX;
 /* One-warp segments (plan) up to this many passes: a halo of 64 pixels a side. */
 constexpr uint32_t kWarpSegmentMaxPasses = 64;
+/* Relay segments (smooth_relay_kernel): at most this many warps a row, so that two blocks
+ * fit an SM at the 56 registers this allows (a 16384-pixel row takes 17). */
+constexpr uint32_t kRelayMaxWarps = 18;
 
 static_assert(kPix % 16 == 0, "a thread's pixels are whole 16-byte vectors of u8");
 static_assert(kMaxGroup % kWarp == 0 && kNarrowBlock % kWarp == 0, "groups are whole warps");
@@ -82,10 +90,7 @@ constexpr float kRoundMagic = 12582912.0f;
  * ShortDivide (below) shortens the division further for the passes where that is exact.
  */
 struct IeeeDivide {
-    static __device__ __forceinline__ float mean3(float l, float c, float r)
-    {
-        return gs_mean3(l, c, r);
-    }
+    static __device__ __forceinline__ float div3(float s) { return s / 3.0f; } /* gs_mean3's */
     static __device__ __forceinline__ uint32_t quantize(float v, float maxval)
     {
         return (uint32_t)gs_quantize(v, maxval);
@@ -93,10 +98,7 @@ struct IeeeDivide {
 };
 
 struct ReciprocalFma {
-    static __device__ __forceinline__ float mean3(float l, float c, float r)
-    {
-        return mean3_fast(l, c, r);
-    }
+    static __device__ __forceinline__ float div3(float s) { return gs_div3_fma(s); }
     static __device__ __forceinline__ uint32_t quantize(float v, float /*maxval*/)
     {
         return __float_as_uint(__fadd_rn(v, kRoundMagic));
@@ -107,10 +109,7 @@ struct ReciprocalFma {
  * run that starts from integer samples, where every sum is 0 or above 2^-123 and its bits
  * equal IEEE s / 3 (stencil_math.h; gs_cuda_check_fast_arith proves it on the device). */
 struct ShortDivide : ReciprocalFma {
-    static __device__ __forceinline__ float mean3(float l, float c, float r)
-    {
-        return gs_div3_short(sum3(l, c, r));
-    }
+    static __device__ __forceinline__ float div3(float s) { return gs_div3_short(s); }
 };
 
 /* Bytes of a multi-warp group's edge slots: [pass parity][group + 2][first, last] floats,
@@ -130,6 +129,20 @@ __device__ __forceinline__ float ld_shared(uint32_t addr)
     float v;
     asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
     return v;
+}
+
+__device__ __forceinline__ void st_shared4(uint32_t addr, float a, float b, float c, float d)
+{
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c),
+                 "f"(d)
+                 : "memory");
+}
+__device__ __forceinline__ void ld_shared4(uint32_t addr, float &a, float &b, float &c, float &d)
+{
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(a), "=f"(b), "=f"(c), "=f"(d)
+                 : "r"(addr)
+                 : "memory");
 }
 
 /* Exact u8/u16 -> float without the slow I2F unit: the sample becomes the low mantissa
@@ -261,13 +274,15 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
 template <class Arith>
 __device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r)
 {
-    float prev = l;
+    float sum = sum3(l, v[0], v[1]);
 #pragma unroll
     for (int i = 0; i < kPix; ++i) {
-        const float cur = v[i];
-        const float next = i + 1 < kPix ? v[i + 1] : r;
-        v[i] = Arith::mean3(prev, cur, next);
-        prev = cur;
+        /* the next pixel's sum before this one's quotient: the old v[i] is then dead, and
+         * the quotient can take its register */
+        const float next_sum =
+            i + 1 < kPix ? sum3(v[i], v[i + 1], i + 2 < kPix ? v[i + 2] : r) : 0.0f;
+        v[i] = Arith::div3(sum);
+        sum = next_sum;
     }
 }
 
@@ -314,6 +329,69 @@ __device__ __forceinline__ void scatter_right_end(float (&v)[kPix], int e, float
     default:
         break;
     }
+}
+
+/* Where a thread's pixels meet the row's ends, and what its warp does about them each pass.
+ * The switches cost a warp about 30 instructions a pass; a row end on a thread's last
+ * element (widths that are multiples of kPix) needs none. Both flags are uniform per warp:
+ * the shuffles need whole warps. */
+struct RowEnds {
+    bool has_left;     /* x = 0 is this thread's element 0 */
+    int e_right;       /* the element holding x = width - 1, or -1 */
+    bool warp_has_end; /* a thread of the warp holds a row end */
+    bool warp_switch;  /* a thread of the warp holds x = width - 1 before its last element */
+};
+
+__device__ __forceinline__ RowEnds row_ends(long xs, uint32_t width)
+{
+    RowEnds e;
+    e.has_left = xs == 0;
+    const long er = (long)width - 1 - xs;
+    e.e_right = (er >= 0 && er < kPix) ? (int)er : -1;
+    e.warp_has_end = __any_sync(kFullMask, e.has_left || e.e_right >= 0);
+    e.warp_switch = __any_sync(kFullMask, e.e_right >= 0 && e.e_right < kPix - 1);
+    return e;
+}
+
+/* One pass for a warp whose row ends lie on element 0 (x = 0) and element kPix - 1 (x =
+ * width - 1) of their threads: both adaptive means by selects, no branches. */
+template <class Arith>
+__device__ __forceinline__ void pass_with_last_element_ends(float (&v)[kPix], float l, float r,
+                                                            const RowEnds &e)
+{
+    const float left_mean = gs_mean2(v[0], v[1]);
+    const float right_mean = gs_mean2(v[kPix - 2], v[kPix - 1]);
+    pass_interior<Arith>(v, l, r);
+    v[0] = e.has_left ? left_mean : v[0];
+    v[kPix - 1] = e.e_right == kPix - 1 ? right_mean : v[kPix - 1];
+}
+
+/* One pass over a thread's pixels, l and r the old values just outside them: the plain mean,
+ * and at x = 0 (element 0, when has_left) and x = width - 1 (element e_right >= 0) the
+ * adaptive mean of their two values. */
+template <class Arith>
+__device__ __forceinline__ void pass_with_ends(float (&v)[kPix], float l, float r,
+                                               const RowEnds &e)
+{
+    if (!e.warp_has_end) {
+        pass_interior<Arith>(v, l, r);
+        return;
+    }
+    /* Old values the row ends need: x = 0 reads elements 0 and 1; x = width - 1 reads
+     * e_right - 1 (or l) and e_right. Both can sit in one thread. */
+    const float left_a = v[0], left_b = v[1];
+    if (!e.warp_switch) {
+        const float right_a = v[kPix - 2], right_b = v[kPix - 1];
+        pass_interior<Arith>(v, l, r);
+        if (e.has_left) v[0] = gs_mean2(left_a, left_b);
+        if (e.e_right == kPix - 1) v[kPix - 1] = gs_mean2(right_a, right_b);
+        return;
+    }
+    float right_a = 0.0f, right_b = 0.0f;
+    if (e.e_right >= 0) gather_right_end(v, l, e.e_right, right_a, right_b);
+    pass_interior<Arith>(v, l, r);
+    if (e.has_left) v[0] = gs_mean2(left_a, left_b);
+    if (e.e_right >= 0) scatter_right_end(v, e.e_right, gs_mean2(right_a, right_b));
 }
 
 /* ---- kernels ---- */
@@ -410,16 +488,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
             load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
         }
 
-        /* Row ends held by this thread: x = 0 at element 0; x = width - 1 at e_right. */
-        const bool has_left = xs == 0;
-        const long er = (long)g.width - 1 - xs;
-        const int e_right = (er >= 0 && er < kPix) ? (int)er : -1;
-
-        /* A warp none of whose threads holds a row end runs passes with no end handling:
-         * the variable-element switch costs about 30 instructions a pass (the compare
-         * ladder and the register copies at its join), which every warp paid before.
-         * Uniform per warp (the shuffles need whole warps). */
-        const bool warp_has_end = __any_sync(kFullMask, has_left || e_right >= 0);
+        /* Row ends held by this thread, and its warp's way of handling them (row_ends). */
+        const RowEnds ends = row_ends(xs, g.width);
 
         /* One pass with the arithmetic of `arith` (a policy object, for its type). The
          * neighbours come first, with the pass's one barrier, which every warp of a group
@@ -439,21 +509,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
                 l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
                 r = __shfl_down_sync(kFullMask, v[0], 1);
             }
-            if (!warp_has_end) {
-                pass_interior<PassArith>(v, l, r);
-                return;
-            }
-            /* Old values the row ends need: x = 0 reads elements 0 and 1; x = width - 1
-             * reads e_right - 1 (or l) and e_right. Both can sit in one thread. */
-            float left_a = 0.0f, left_b = 0.0f, right_a = 0.0f, right_b = 0.0f;
-            if (has_left) {
-                left_a = v[0];
-                left_b = v[1];
-            }
-            if (e_right >= 0) gather_right_end(v, l, e_right, right_a, right_b);
-            pass_interior<PassArith>(v, l, r);
-            if (has_left) v[0] = gs_mean2(left_a, left_b);
-            if (e_right >= 0) scatter_right_end(v, e_right, gs_mean2(right_a, right_b));
+            pass_with_ends<PassArith>(v, l, r, ends);
         };
         /* The first g.short_passes passes may divide in two instructions (ShortDivide). */
         uint32_t k = 0;
@@ -462,6 +518,115 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         for (; k < g.passes; ++k) pass(Arith{});
 
         if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x1, v);
+    }
+}
+
+/*
+ * Relay segments: the one-warp segments of a row (a halo of kPix pixels, halo_segments), all
+ * in one block, a warp a segment, for rows that end on a thread's last pixel (plan), so the
+ * row ends cost selects, not switches. A segment's lane 0 and lane 31 hold its halos, copies
+ * of lane 30 of the segment to its left and lane 1 of the segment to its right.
+ * Garbage creeps into a halo one pixel a pass, so after kPix passes it has reached lane 1's
+ * first pixel; just before, every kPix passes, the halos are refreshed from the neighbours'
+ * true values through shared memory, at one barrier. Any number of passes then costs the
+ * one-warp segments' pixels (6.25% over the row's at 16384) with a barrier every kPix passes,
+ * not a halo as wide as the passes or a barrier every pass.
+ * Shared slots: [refresh parity][warp][lane 1's pixels, lane 30's pixels], double-buffered
+ * like the multi-warp groups' edge slots so one barrier a refresh suffices.
+ */
+__host__ __device__ constexpr uint32_t relay_slot_bytes(uint32_t warps)
+{
+    return 2u * warps * 2u * (uint32_t)kPix * (uint32_t)sizeof(float);
+}
+
+template <typename Tin, typename Tout, class Arith>
+__global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel(SegmentGeom g)
+{
+    extern __shared__ __align__(16) unsigned char s_relay[];
+    constexpr bool kShortFirst = std::is_same<Arith, ReciprocalFma>::value;
+    constexpr uint32_t kVec = kPix / 4; /* 16-byte vectors of one thread's pixels */
+    const uint32_t warps = g.segs_per_row; /* == blockDim.x / kWarp */
+    const uint32_t rows = (uint32_t)(g.segs_total / warps); /* launches take 32-bit rows */
+    /* Segment w of the row on hardware warp hw; the row's last segment on warp 1. The two
+     * end segments run the most instructions (pass_with_last_element_ends), and a block
+     * lasts as long as its slowest warp; with the right end on warp 1 rather than the last,
+     * K=50 took 1% less on an H200 (bench/NOTES.md). */
+    const uint32_t hw = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+    const uint32_t w = hw == 0 ? 0u : hw == 1 ? warps - 1u : hw - 1u;
+
+    /* Segment w (halo_segments) holds [start, start + kWarp * kPix) and stores
+     * [x0, x1), the same in every row. Rows of at most kRelayMaxWarps segments: 32-bit
+     * coordinates, few registers live across the passes. */
+    const int start = (int)(w * g.out_span);
+    const int span_end = start + kWarp * kPix;
+    const int x0 = w == 0 ? 0 : start + kPix;
+    const int x1 = (int)g.width <= span_end ? (int)g.width : span_end - kPix;
+    const int xs = start + (int)lane * kPix;
+    const RowEnds ends = row_ends(xs, g.width);
+
+    /* Lane 1 publishes for the left neighbour's lane 31, lane 30 for the right neighbour's
+     * lane 0; the outer warps' outer lanes are the row's ends and receive nothing. */
+    const bool publishes = lane == 1 || lane == kWarp - 2;
+    const bool receives = (lane == 0 && w > 0) || (lane == kWarp - 1 && w + 1 < warps);
+    constexpr uint32_t kSlotBytes = kPix * sizeof(float);
+    const uint32_t parity_bytes = warps * 2u * kSlotBytes;
+    const uint32_t mine = smem_addr(s_relay) + (w * 2u + (lane == 1 ? 0u : 1u)) * kSlotBytes;
+    const uint32_t theirs =
+        smem_addr(s_relay) + (lane == 0 ? (w - 1u) * 2u + 1u : (w + 1u) * 2u) * kSlotBytes;
+    uint32_t parity_off = 0; /* runs on across rows: no slot reuse without a barrier */
+
+    for (uint32_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        float v[kPix];
+        load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
+
+        auto refresh = [&]() {
+            if (publishes) {
+#pragma unroll
+                for (uint32_t i = 0; i < kVec; ++i)
+                    st_shared4(mine + parity_off + 16u * i, v[4 * i], v[4 * i + 1], v[4 * i + 2],
+                               v[4 * i + 3]);
+            }
+            __syncthreads();
+            if (receives) {
+#pragma unroll
+                for (uint32_t i = 0; i < kVec; ++i)
+                    ld_shared4(theirs + parity_off + 16u * i, v[4 * i], v[4 * i + 1],
+                               v[4 * i + 2], v[4 * i + 3]);
+            }
+            parity_off ^= parity_bytes;
+        };
+        /* Passes [k, to) with the arithmetic of `arith`, a refresh before every pass whose
+         * index is a nonzero multiple of kPix (every warp of the block at the same one). */
+        uint32_t k = 0;
+        auto passes = [&](auto arith, uint32_t to) {
+            using PassArith = decltype(arith);
+            while (k < to) {
+                if (k != 0 && k % kPix == 0) refresh();
+                const uint32_t stop = (k / kPix + 1) * kPix < to ? (k / kPix + 1) * kPix : to;
+                /* two copies of the loop, so a warp without row ends tests for none a
+                 * pass; unrolled by two, which halves the loop's own instructions */
+                if (!ends.warp_has_end) {
+#pragma unroll 2
+                    for (; k < stop; ++k) {
+                        const float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
+                        const float r = __shfl_down_sync(kFullMask, v[0], 1);
+                        pass_interior<PassArith>(v, l, r);
+                    }
+                } else {
+#pragma unroll 2
+                    for (; k < stop; ++k) {
+                        const float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
+                        const float r = __shfl_down_sync(kFullMask, v[0], 1);
+                        pass_with_last_element_ends<PassArith>(v, l, r, ends);
+                    }
+                }
+            }
+        };
+        if constexpr (kShortFirst) passes(ShortDivide{}, g.short_passes);
+        passes(Arith{}, g.passes);
+
+        if (xs >= x0 && xs < x1)
+            store_pixels<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x1, v);
     }
 }
 
@@ -477,9 +642,9 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
     for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u <= div_hi;
          u += (uint64_t)gridDim.x * blockDim.x) {
         const float s = __uint_as_float((uint32_t)u);
-        const uint32_t exact = __float_as_uint(IeeeDivide::mean3(s, 0.0f, 0.0f));
-        if (__float_as_uint(ReciprocalFma::mean3(s, 0.0f, 0.0f)) != exact) ++bad;
-        if (__float_as_uint(ShortDivide::mean3(s, 0.0f, 0.0f)) != exact) {
+        const uint32_t exact = __float_as_uint(gs_mean3(s, 0.0f, 0.0f));
+        if (__float_as_uint(ReciprocalFma::div3(s)) != exact) ++bad;
+        if (__float_as_uint(ShortDivide::div3(s)) != exact) {
             if (u == 0 || u > short_lo)
                 ++bad;
             else
@@ -543,24 +708,44 @@ SegmentGeom plan_groups(uint32_t width, uint64_t rows, uint32_t passes)
     return g;
 }
 
+/* Relay segments (smooth_relay_kernel): one-warp segments with a halo of kPix pixels,
+ * however many the passes. */
+SegmentGeom plan_relay(uint32_t width, uint64_t rows, uint32_t passes)
+{
+    SegmentGeom g = plan_halo(width, rows, kPix, kWarp);
+    g.passes = passes;
+    g.relay = 1;
+    return g;
+}
+
 /*
  * The geometry of one launch. Rows wider than a warp's 1024 pixels take multi-warp groups,
  * which meet at a barrier every pass; measured on an H200 (bench/NOTES.md), their passes
  * issue at 73% of the peak, one-warp segments with a halo at 89%, so a pixel-pass costs
  * 0.77 as much there. One-warp segments are taken when the pixels they smooth, halos and
- * all, are at most 1.2 times the groups' (16384-pixel rows: 1.0625 at 32 passes, 1.19 at
- * 64), and the halo is at most kWarpSegmentMaxPasses; not at kPrefetchMaxPasses passes or
- * fewer, where the multi-warp groups with the copy engine win.
+ * all, are at most 1.2 times the groups' (16384-pixel rows: 1.0625); not at
+ * kPrefetchMaxPasses passes or fewer, where the multi-warp groups with the copy engine win.
+ * Up to kPix passes they are independent warps with a halo of kPix; above, up to
+ * kRelayMaxPasses, relay segments where a row fits kRelayMaxWarps of them and ends on a
+ * thread's last pixel, else halos as
+ * wide as the passes up to kWarpSegmentMaxPasses. A relay block lasts as long as its
+ * slowest warp, and a row end elsewhere makes its warp pay the switches (RowEnds): on an
+ * H200 that cost K=50 13% (bench/NOTES.md).
  */
 SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
 {
     const SegmentGeom groups = plan_groups(width, rows, passes);
-    if (prefetch || groups.group <= kWarp || passes <= kPrefetchMaxPasses ||
-        passes > kWarpSegmentMaxPasses)
-        return groups;
-    /* one-warp segments: no barrier at all, but every segment after a row's first also
+    if (prefetch || groups.group <= kWarp || passes <= kPrefetchMaxPasses) return groups;
+    /* one-warp segments: no barrier a pass, but every segment after a row's first also
      * smooths 2 x halo pixels it does not store */
-    const SegmentGeom warps = plan_halo(width, rows, passes, kWarp);
+    SegmentGeom warps;
+    if (passes > (uint32_t)kPix && passes <= kRelayMaxPasses && width % kPix == 0 &&
+        halo_segments(width, kWarp * kPix, kPix) <= kRelayMaxWarps)
+        warps = plan_relay(width, rows, passes);
+    else if (passes <= kWarpSegmentMaxPasses)
+        warps = plan_halo(width, rows, passes, kWarp);
+    else
+        return groups;
     if (warps.segs_total > kMaxSegments) return groups;
     const uint64_t warps_px = (uint64_t)warps.segs_per_row * kWarp * kPix;
     const uint64_t groups_px = (uint64_t)groups.segs_per_row * groups.group * kPix;
@@ -595,6 +780,13 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
             return cudaGetLastError();
         }
     }
+    if (g.relay) { /* a block a row, striding over rows */
+        const uint64_t rows = g.segs_total / g.segs_per_row;
+        const unsigned relay_grid = rows > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)rows;
+        smooth_relay_kernel<Tin, Tout, Arith><<<relay_grid, g.segs_per_row * kWarp,
+                                                relay_slot_bytes(g.segs_per_row), stream>>>(g);
+        return cudaGetLastError();
+    }
     const size_t smem = g.group > kWarp ? edge_slot_bytes(g.group) : 0u;
     smooth_registers_kernel<Tin, Tout, Arith, false><<<grid, block, smem, stream>>>(g);
     return cudaGetLastError();
@@ -616,6 +808,12 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
     return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
         return launch_typed<decltype(tin), decltype(tout), Arith>(g, prefetch, stream);
     });
+}
+
+/* Whether the plugin's default registers variant prefetches (kPrefetchMaxPasses). */
+bool default_prefetches(uint32_t iters)
+{
+    return iters <= kPrefetchMaxPasses || iters > kRelayMaxPasses;
 }
 
 uint32_t max_passes_per_launch(uint32_t width)
@@ -665,7 +863,7 @@ cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void
     case GS_CUDA_SMOOTH_REGISTERS:
         return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
                                           iters, d_scratch, scratch_bytes,
-                                          iters <= kPrefetchMaxPasses, stream);
+                                          default_prefetches(iters), stream);
     case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
         return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
                                        iters, d_scratch, scratch_bytes, false, stream);
@@ -685,7 +883,7 @@ cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pit
                                                size_t scratch_bytes, cudaStream_t stream)
 {
     return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                                      d_scratch, scratch_bytes, iters <= kPrefetchMaxPasses, stream,
+                                      d_scratch, scratch_bytes, default_prefetches(iters), stream,
                                       kKindFloat);
 }
 
