@@ -90,6 +90,7 @@ static void build_axes_cases(void)
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
             add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */
+            add_axes(7776, 2, 30, 2, 65, (uint32_t)b, axes);   /* rows in relay segments */
         }
 }
 
@@ -112,6 +113,9 @@ static void build_cases(void)
             for (int w = 0; w < COUNT(small_widths); ++w)
                 for (int k = 0; k < COUNT(small_iters); ++k)
                     add_smooth(small_widths[w], 3, small_iters[k], (uint32_t)b);
+            /* relay segments and row ends on a thread's last pixel, for the sanitizers */
+            add_smooth(1056, 3, 64, (uint32_t)b);
+            add_smooth(7776, 2, 65, (uint32_t)b);
             continue;
         }
         for (int h = 0; h < 2; ++h)
@@ -125,32 +129,38 @@ static void build_cases(void)
         add_smooth(100003, 3000, 3, (uint32_t)b);
         add_smooth(33, 3000, 1000, (uint32_t)b);
         /* One-warp segments (5 to 64 passes; halos of 32 and 64 pixels): the row's end on
-         * the last pixel of the last segment (1984, 16384; 1920, 17152) and one past it,
-         * which takes one more segment, the row's last pixel at element 0 of one of its
-         * threads (16385, 17153); and a chain's float launch into them (32769 x 3 at
-         * K = 1030). */
+         * the last pixel of the last segment (1984, 16384 at K = 32; 18048 at K = 64, 20
+         * segments; 1920 and 17152 at K = 64 are relay rows now) and one past it, which
+         * takes one more segment, the row's last pixel at element 0 of one of its threads
+         * (16385, 17153, 18049); and a chain of a prefetching first launch and a float
+         * launch into halo groups (32769 x 3 at K = 1030). */
         add_smooth(1984, 7, 32, (uint32_t)b);
         add_smooth(16384, 3, 32, (uint32_t)b);
         add_smooth(16385, 3, 10, (uint32_t)b);
         add_smooth(1920, 7, 64, (uint32_t)b);
         add_smooth(17152, 3, 64, (uint32_t)b);
         add_smooth(17153, 3, 40, (uint32_t)b);
+        add_smooth(18048, 3, 64, (uint32_t)b);
+        add_smooth(18049, 3, 64, (uint32_t)b);
         add_smooth(32769, 3, 1030, (uint32_t)b);
-        /* Relay segments (33 to 78 passes, rows of 1056 to 17344 pixels, a multiple of 32):
-         * two warps (1056 at K = 64; at K = 1000 prefetching groups), one refresh (16384 at
-         * K = 33), two and the last pass relay takes (K = 78; K = 100 beside it takes the
+        /* Relay segments (33 to 78 passes; widths that are multiples of 32 and fit 18
+         * warps, where they smooth at most 1.2x the pixels of multi-warp groups): two warps
+         * (1056 at K = 64; at K = 1000 prefetching groups), one refresh (16384 at K = 33),
+         * two and the last pass relay takes (K = 78; K = 79 and 100 beside it take the
          * prefetching groups), the row's end on lane 2 of the last warp (7776 at K = 65,
-         * refreshes at 32 and 64; 7745 beside it, not a multiple of 32, takes one-warp
-         * segments), the most warps a block takes (17344, 18) and a width past them (17376,
-         * one-warp segments with halos of 64). */
+         * refreshes at 32 and 64; 7745 beside it, not a multiple of 32, takes multi-warp
+         * groups), the most warps a block takes (17344, 18, at K = 40 and 78) and a width
+         * past them (17376, one-warp segments with halos of 64). */
         add_smooth(1056, 3, 64, (uint32_t)b);
         add_smooth(1056, 3, 1000, (uint32_t)b);
         add_smooth(16384, 3, 33, (uint32_t)b);
         add_smooth(16384, 3, 78, (uint32_t)b);
+        add_smooth(16384, 3, 79, (uint32_t)b);
         add_smooth(16384, 3, 100, (uint32_t)b);
         add_smooth(7776, 5, 65, (uint32_t)b);
         add_smooth(7745, 5, 65, (uint32_t)b);
         add_smooth(17344, 3, 40, (uint32_t)b);
+        add_smooth(17344, 3, 78, (uint32_t)b);
         add_smooth(17376, 3, 40, (uint32_t)b);
     }
 

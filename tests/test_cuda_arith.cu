@@ -7,14 +7,13 @@
 #include "cuda_kernels.h"
 #include "reference.h"
 
-/* A lone 1 (8-bit) or 65535 (16-bit) among zeros in a row wider than a tile, smoothed for
+/* A lone 1 (8-bit) or 65535 (16-bit) at `at` among zeros in a row of `width`, smoothed for
  * K passes on the device and left unrounded: from pass 79 some sums fall below 2^-123,
  * where a shortened division rounds differently, and rounded samples would hide it (they
  * round to 0). Every float must equal the reference's. Returns the mismatches, -1 on a
  * CUDA error. */
-static long lone_one_mismatches(uint32_t bits, uint32_t iters)
+static long lone_one_mismatches(uint32_t width, uint32_t at, uint32_t bits, uint32_t iters)
 {
-    const uint32_t width = 20011, at = 9973;
     const size_t row_bytes = (size_t)width * (bits / 8), pitch = (row_bytes + 255) / 256 * 256;
     const size_t float_pitch = ((size_t)width * 4 + 255) / 256 * 256;
     uint8_t *in = (uint8_t *)calloc(1, row_bytes);
@@ -35,7 +34,8 @@ static long lone_one_mismatches(uint32_t bits, uint32_t iters)
     long bad = 0;
     for (uint32_t x = 0; e == cudaSuccess && x < width; ++x)
         if (memcmp(&got[x], &want[x], 4) != 0 && bad++ == 0)
-            printf("lone one, %u-bit, K=%u: x=%u gave %a, want %a\n", bits, iters, x, got[x], want[x]);
+            printf("lone one at %u of %u, %u-bit, K=%u: x=%u gave %a, want %a\n", at, width, bits,
+                   iters, x, got[x], want[x]);
     cudaFree(d_in), cudaFree(d_out), cudaFree(d_scr);
     free(in), free(scratch), free(got);
     if (e != cudaSuccess) fprintf(stderr, "lone one: %s\n", cudaGetErrorString(e));
@@ -72,10 +72,17 @@ int main(void)
     }
     const int arith_ok = counts[0] == 0 && counts[1] > 0;
     int passed = arith_ok, failed = !arith_ok;
-    static const uint32_t ks[] = {78, 79, 80, 90, 120, 300};
+    /* a row wider than a tile, across the short division's end; a 16384-pixel row in relay
+     * segments (33 to 78 passes), the 1 inside a warp and on the halo lanes' pixels of the
+     * first warp (960-991 are also the second warp's lane 0); a one-pixel row, which keeps
+     * its value (K = 0: the conversion alone) */
+    static const struct { uint32_t width, at, iters; } runs[] = {
+        {20011, 9973, 78}, {20011, 9973, 79}, {20011, 9973, 80}, {20011, 9973, 90},
+        {20011, 9973, 120}, {20011, 9973, 300}, {16384, 8191, 33}, {16384, 8191, 78},
+        {16384, 975, 64}, {16384, 990, 78}, {1, 0, 0}, {1, 0, 3}};
     for (uint32_t bits = 8; bits <= 16; bits += 8)
-        for (size_t i = 0; i < sizeof ks / sizeof *ks; ++i) {
-            const long bad = lone_one_mismatches(bits, ks[i]);
+        for (size_t i = 0; i < sizeof runs / sizeof *runs; ++i) {
+            const long bad = lone_one_mismatches(runs[i].width, runs[i].at, bits, runs[i].iters);
             if (bad == 0) ++passed;
             else ++failed;
         }

@@ -34,11 +34,12 @@ typedef enum gs_cuda_smooth_variant {
     GS_CUDA_SMOOTH_SHARED_TILES = 1,
     /* Every pass in registers, neighbours by warp shuffles, pixels in 16-byte vectors,
      * division by 3 as a multiply and an FMA in passes 1-78 and as a multiply and two FMAs
-     * after them (same bits, proven on the device), the next
-     * segment prefetched by the bulk-copy engine when passes are few: the default. */
+     * after them (same bits, proven on the device), the next segment prefetched by the
+     * bulk-copy engine at K <= 4 and K > 78, one-warp segments with halos between
+     * (relayed between warps above 32 passes): the default. */
     GS_CUDA_SMOOTH_REGISTERS = 2,
     /* The registers kernel with one choice pinned, for the bench: stencil_math.h's
-     * formulas as written (IEEE divide); the fast arithmetic with direct loads; the fast
+     * division as written (IEEE divide); the fast arithmetic with direct loads; the fast
      * arithmetic with the bulk-copy prefetch at every pass count. */
     GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE = 3,
     GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS = 4,
@@ -66,7 +67,7 @@ size_t gs_cuda_smooth_scratch_bytes(gs_cuda_smooth_variant variant, uint32_t wid
 /*
  * The same passes along rows with the results left unrounded: d_dst receives `width`
  * float32 values a row (the rows half of --axis xy, whose column passes follow). Any variant
- * gives these bits; this one runs the registers variant. iters >= 1; scratch as
+ * gives these bits; this one runs the registers variant (iters = 0 converts); scratch as
  * gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, ...).
  */
 cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,

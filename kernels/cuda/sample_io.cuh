@@ -19,7 +19,8 @@ template <> struct Sample<uint16_t> {
 
 /* The fast kernels' 3-point mean: (l + c) + r as gs_mean3 adds, then gs_div3_fma, whose
  * bits equal IEEE / 3 for every sum a pass forms (proven on the device by
- * gs_cuda_check_fast_arith). The row kernels' ReciprocalFma and the column kernel call it. */
+ * gs_cuda_check_fast_arith). The column kernel calls it; the row kernels take sum3 and
+ * their arithmetic policy's division (smooth_registers.cu). */
 __device__ __forceinline__ float sum3(float l, float c, float r)
 {
     return __fadd_rn(__fadd_rn(l, c), r); /* gs_mean3's order, never contracted */

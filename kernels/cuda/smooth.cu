@@ -50,7 +50,7 @@ extern "C" cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_p
                                                  uint32_t bits, uint32_t iters, void *d_scratch,
                                                  size_t scratch_bytes, cudaStream_t stream)
 {
-    if (iters == 0 || !rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, 32) ||
+    if (!rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, 32) ||
         iters > GS_MAX_ITERS)
         return cudaErrorInvalidValue;
     return smooth_registers_to_float(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,

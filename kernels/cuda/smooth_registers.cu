@@ -40,12 +40,12 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
 /* GS_CUDA_SMOOTH_REGISTERS prefetches the next segment with the copy engine (persistent grid,
- * multi-warp groups) for launches of at most kPrefetchMaxPasses passes, and of more than
- * kRelayMaxPasses; in between it loads directly, into one-warp or relay segments (plan).
- * Measured on an H200 (bench/NOTES.md): prefetch won at K = 1 and 3 (0.200 vs 0.217 ms,
- * 0.325 vs 0.336) and lost from K = 10 on (0.797 vs 0.765 ms); relay segments won at K = 50
- * (1.977 vs 2.059 ms) and lost at K = 100 (4.427 vs 4.200), where 22 passes take the
- * exact division. */
+ * multi-warp groups) in runs of at most kPrefetchMaxPasses passes, and of more than
+ * kRelayMaxPasses (every launch of such a run); in between it loads directly, into one-warp
+ * or relay segments (plan). Measured on an H200 (bench/NOTES.md): prefetch won at K = 1
+ * and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336) and lost from K = 10 on (0.797 vs 0.765 ms);
+ * relay segments won at K = 50 (1.978 vs 2.058 ms) and lost at K = 100 (4.428 vs 4.210),
+ * where 22 passes take the exact division. */
 constexpr uint32_t kPrefetchMaxPasses = 4;
 constexpr uint32_t kRelayMaxPasses = GS_SHORT_DIV_PASSES;
 /* The most segments a launch may have: the kernel's grid-stride loop counts them in 32
@@ -76,8 +76,9 @@ constexpr float kRoundMagic = 12582912.0f;
 
 
 /*
- * Arithmetic policies. IeeeDivide calls stencil_math.h as written. ReciprocalFma gives the
- * same bits in fewer instructions for the inputs that occur here (every float in
+ * Arithmetic policies: the division of a pass's sum (sum3, gs_mean3's order) and the
+ * rounding of a result. IeeeDivide divides as gs_mean3 does and rounds by stencil_math.h;
+ * ReciprocalFma gives the same bits in fewer instructions for the inputs that occur here (every float in
  * [0, 3 * 65535] for the division, [0, 65535] for rounding), proven exhaustively by
  * gs_cuda_check_fast_arith on the device (run by the GPU test suite):
  *  - division by 3: the compiler's own fast path for x / 3.0f (q = x * (1/3), r = x - 3q by
@@ -269,8 +270,8 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
     }
 }
 
-/* One pass over a thread's pixels, none of them a row end: in place, carrying the old left
- * neighbour. l and r are the old values just outside the thread's range. */
+/* One pass over a thread's pixels, none of them a row end: in place, carrying the next
+ * pixel's sum. l and r are the old values just outside the thread's range. */
 template <class Arith>
 __device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r)
 {
@@ -291,8 +292,8 @@ __device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r
  * x = 0 is always element 0 of its thread. x = width - 1 can be any element e: its thread
  * saves the two old values the end needs before the pass (a switch on e, so every register
  * index is a constant: a jump, not a chain of kPix selects) and writes the adaptive mean
- * back after it. The warps holding an end pay about 30 instructions a pass for this; the
- * others skip it (warp_has_end in the kernel).
+ * back after it. A warp holding such an end pays about 30 instructions a pass for this;
+ * an end on element kPix - 1 needs no switch (RowEnds.warp_switch, pass_with_ends).
  */
 static_assert(kPix == 32, "the switches below name every element");
 #define GS_FAST_CASES(X)                                                                   \
@@ -526,8 +527,9 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
  * in one block, a warp a segment, for rows that end on a thread's last pixel (plan), so the
  * row ends cost selects, not switches. A segment's lane 0 and lane 31 hold its halos, copies
  * of lane 30 of the segment to its left and lane 1 of the segment to its right.
- * Garbage creeps into a halo one pixel a pass, so after kPix passes it has reached lane 1's
- * first pixel; just before, every kPix passes, the halos are refreshed from the neighbours'
+ * Garbage creeps into a halo one pixel a pass from its outer edge, so after kPix passes it
+ * fills lane 0 (or 31) and the next pass would reach lane 1 (or 30); so before every pass
+ * whose index is a nonzero multiple of kPix, the halos are refreshed from the neighbours'
  * true values through shared memory, at one barrier. Any number of passes then costs the
  * one-warp segments' pixels (6.25% over the row's at 16384) with a barrier every kPix passes,
  * not a halo as wide as the passes or a barrier every pass.
@@ -833,8 +835,9 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
     if (!aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch) ||
         (d_scratch != NULL && !aligned(d_scratch, 0)))
         return cudaErrorInvalidValue;
-    /* A one-pixel row keeps its value through any number of passes (n = 1): a copy. */
-    const uint32_t passes_needed = width == 1 && last_kind == 0 ? 0u : iters;
+    /* A one-pixel row keeps its value through any number of passes (n = 1): no passes (its
+     * one pixel would otherwise take both end rules, each halving it). */
+    const uint32_t passes_needed = width == 1 ? 0u : iters;
     auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
                    uint32_t passes) {
         return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch, stream);
