@@ -103,6 +103,42 @@ static int copy_chunk(void *p, size_t i, unsigned worker)
         (result) = t_[BENCH_REPEATS / 2];                          \
     } while (0)
 
+/* Seconds of one run of `what`. */
+#define TIME_ONCE(result, what)                                    \
+    do {                                                           \
+        double t0_ = now_s();                                      \
+        what;                                                      \
+        (result) = now_s() - t0_;                                  \
+    } while (0)
+
+/* Interleaved rounds for the ratios against the compiler's loop. */
+#define PAIRED_ROUNDS 9
+
+/* The median of PAIRED_ROUNDS values (sorted in a copy). */
+static double median_of(const double *v)
+{
+    double c[PAIRED_ROUNDS];
+    memcpy(c, v, sizeof c);
+    qsort(c, PAIRED_ROUNDS, sizeof(double), cmp_double);
+    return c[PAIRED_ROUNDS / 2];
+}
+
+/* One ratio taken per round: its values, range and median. */
+typedef struct paired_ratio {
+    double v[PAIRED_ROUNDS];
+    int n;
+    double lo, hi;
+} paired_ratio;
+
+static void paired_add(paired_ratio *p, double x)
+{
+    if (p->n == 0 || x < p->lo) p->lo = x;
+    if (p->n == 0 || x > p->hi) p->hi = x;
+    p->v[p->n++] = x;
+}
+
+static double paired_median(const paired_ratio *p) { return median_of(p->v); }
+
 int main(int argc, char **argv)
 {
     uint32_t side = argc > 1 ? (uint32_t)atoi(argv[1]) : 8192;
@@ -153,32 +189,58 @@ int main(int argc, char **argv)
 
 #ifdef GS_HAVE_COMPILER_LOOP
     /* The compiler's own loop (compiler_loop.c: plain C, -O3 -march=native, OpenMP over
-     * rows), exact too, and how each scales from 1 thread to `threads`. */
-    double t_cl3, t_cl_int, t_cl3_1, t_fast3_1, t_cl_int_1, t_fast_int_1;
-    TIME_MEDIAN(t_cl3, compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, (int)threads));
-    const int same_cl3 = memcmp(out, out2, px) == 0;
-    TIME_MEDIAN(t_cl_int, compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, (int)threads));
-    const int same_cl_int = memcmp(out32, out32b, px * 4) == 0;
-    TIME_MEDIAN(t_cl3_1, compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, 1));
-    TIME_MEDIAN(t_fast3_1, gs_cpu_smooth_strip(&strip, 3, 1, NULL, &ws));
-    TIME_MEDIAN(t_cl_int_1, compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, 1));
+     * rows), exact too, and how each scales from 1 thread to `threads`. On a shared machine
+     * a slow spell lasts seconds, so each ratio is taken within a round that times both
+     * sides back to back (gsmooth, the loop, each at `threads` and at 1 thread), and the
+     * median over PAIRED_ROUNDS rounds is printed with the rounds' range. */
+    double cl3[PAIRED_ROUNDS], fast3[PAIRED_ROUNDS], cl3_1[PAIRED_ROUNDS], fast3_1[PAIRED_ROUNDS];
+    double cl_int[PAIRED_ROUNDS], fast_int[PAIRED_ROUNDS], cl_int_1[PAIRED_ROUNDS],
+        fast_int_1[PAIRED_ROUNDS];
+    paired_ratio vs_cl3 = {0}, vs_cl_int = {0}, sc_fast3 = {0}, sc_cl3 = {0}, sc_fast_int = {0},
+                 sc_cl_int = {0};
+    int same_cl3 = 1, same_cl_int = 1;
     strip32.out_bits = 32, strip32.dst = out32, strip32.dst_stride = (size_t)side * 4;
-    TIME_MEDIAN(t_fast_int_1, gs_cpu_integral_rows_strip(&strip32, 1, NULL));
-    printf("\nthe compiler's own loop (%u threads, same run)\n", threads);
-    printf("%-34s %10.2f %10.2f gsmooth %.2fx it (target >= 1.6x) %s\n",
-           "anchor: compiler loop smooth K=3", t_cl3 * 1e3, gpx / t_cl3, t_cl3 / t_fast3,
+    compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, (int)threads); /* warm-up */
+    for (int r = 0; r < PAIRED_ROUNDS; ++r) {
+        TIME_ONCE(fast3[r], gs_cpu_smooth_strip(&strip, 3, threads, NULL, &ws));
+        TIME_ONCE(cl3[r], compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, (int)threads));
+        same_cl3 &= memcmp(out, out2, px) == 0;
+        TIME_ONCE(fast3_1[r], gs_cpu_smooth_strip(&strip, 3, 1, NULL, &ws));
+        TIME_ONCE(cl3_1[r], compiler_loop_smooth(im.pixels, out2, (int)side, (int)side, 3, 1));
+        TIME_ONCE(fast_int[r], gs_cpu_integral_rows_strip(&strip32, threads, NULL));
+        TIME_ONCE(cl_int[r], compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, (int)threads));
+        same_cl_int &= memcmp(out32, out32b, px * 4) == 0;
+        TIME_ONCE(fast_int_1[r], gs_cpu_integral_rows_strip(&strip32, 1, NULL));
+        TIME_ONCE(cl_int_1[r], compiler_loop_integral_rows(im.pixels, out32b, (int)side, (int)side, 1));
+        paired_add(&vs_cl3, cl3[r] / fast3[r]);
+        paired_add(&vs_cl_int, cl_int[r] / fast_int[r]);
+        paired_add(&sc_fast3, fast3_1[r] / fast3[r]);
+        paired_add(&sc_cl3, cl3_1[r] / cl3[r]);
+        paired_add(&sc_fast_int, fast_int_1[r] / fast_int[r]);
+        paired_add(&sc_cl_int, cl_int_1[r] / cl_int[r]);
+    }
+    printf("\nthe compiler's own loop (%u threads, same run; %d interleaved rounds, medians, "
+           "each ratio taken within a round)\n", threads, PAIRED_ROUNDS);
+    printf("%-34s %10.2f %10.2f gsmooth %.2fx it [%.2f-%.2f] (target >= 1.6x) %s\n",
+           "anchor: compiler loop smooth K=3", median_of(cl3) * 1e3, gpx / median_of(cl3),
+           paired_median(&vs_cl3), vs_cl3.lo, vs_cl3.hi,
            same_cl3 ? "(bytes match gsmooth)" : "(MISMATCH)");
-    printf("%-34s %10.2f %10.2f gsmooth %.2fx it (target >= 1.1x); memcpy time x%.2f %s\n",
-           "anchor: compiler loop integral rows", t_cl_int * 1e3, gpx / t_cl_int, t_cl_int / t_fast_int,
-           t_fast_int / t_copy, same_cl_int ? "(bytes match gsmooth)" : "(MISMATCH)");
-    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx (target >= 1.8x from 1 to 2)\n",
-           "scaling: gsmooth smooth K=3", t_fast3_1 * 1e3, threads, t_fast3 * 1e3, t_fast3_1 / t_fast3);
-    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: compiler loop K=3",
-           t_cl3_1 * 1e3, threads, t_cl3 * 1e3, t_cl3_1 / t_cl3);
-    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: gsmooth integral rows",
-           t_fast_int_1 * 1e3, threads, t_fast_int * 1e3, t_fast_int_1 / t_fast_int);
-    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx\n", "scaling: compiler loop integral",
-           t_cl_int_1 * 1e3, threads, t_cl_int * 1e3, t_cl_int_1 / t_cl_int);
+    printf("%-34s %10.2f %10.2f gsmooth %.2fx it [%.2f-%.2f] (target >= 1.1x); memcpy time x%.2f %s\n",
+           "anchor: compiler loop integral rows", median_of(cl_int) * 1e3, gpx / median_of(cl_int),
+           paired_median(&vs_cl_int), vs_cl_int.lo, vs_cl_int.hi, median_of(fast_int) / t_copy,
+           same_cl_int ? "(bytes match gsmooth)" : "(MISMATCH)");
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f] (target >= 1.8x from 1 to 2)\n",
+           "scaling: gsmooth smooth K=3", median_of(fast3_1) * 1e3, threads, median_of(fast3) * 1e3,
+           paired_median(&sc_fast3), sc_fast3.lo, sc_fast3.hi);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: compiler loop K=3",
+           median_of(cl3_1) * 1e3, threads, median_of(cl3) * 1e3, paired_median(&sc_cl3), sc_cl3.lo,
+           sc_cl3.hi);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: gsmooth integral rows",
+           median_of(fast_int_1) * 1e3, threads, median_of(fast_int) * 1e3, paired_median(&sc_fast_int),
+           sc_fast_int.lo, sc_fast_int.hi);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: compiler loop integral",
+           median_of(cl_int_1) * 1e3, threads, median_of(cl_int) * 1e3, paired_median(&sc_cl_int),
+           sc_cl_int.lo, sc_cl_int.hi);
     if (!same_cl3 || !same_cl_int) same3 = 0;
 #endif
 

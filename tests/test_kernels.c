@@ -272,6 +272,32 @@ START_TEST(reference_columns_are_transposed_rows)
 }
 END_TEST
 
+/* Each worker's scratch starts on its own page and no two share a cache line: heap
+ * neighbours did, and two threads writing the two ends of one line every pass cost the
+ * smoothing a fifth of its 2-thread speed (bench/NOTES.md, "two threads"). */
+START_TEST(workspace_buffers_share_no_line)
+{
+    gs_cpu_workspace ws = {0};
+    static const size_t sizes[] = {1, 17, 1024, 4097};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
+        ck_assert_int_eq(gs_cpu_workspace_reserve(&ws, 4, sizes[i] * (i + 1)), 0);
+        for (unsigned w = 0; w < ws.workers; ++w) {
+            const uintptr_t lo = (uintptr_t)ws.buffers[w];
+            const uintptr_t hi = lo + ws.floats_each * sizeof(float);
+            ck_assert_msg(lo % 4096 == 0, "worker %u's buffer at %#lx is not page-aligned", w,
+                          (unsigned long)lo);
+            for (unsigned v = 0; v < ws.workers; ++v) {
+                const uintptr_t vlo = (uintptr_t)ws.buffers[v];
+                if (v != w)
+                    ck_assert_msg(vlo / 64 > (hi - 1) / 64 || (vlo + ws.floats_each * 4 - 1) / 64 < lo / 64,
+                                  "workers %u and %u share a cache line", w, v);
+            }
+        }
+    }
+    gs_cpu_workspace_release(&ws);
+}
+END_TEST
+
 /* One image through gs_cpu_smooth_window in strips of `strip` rows, each with the halo a
  * host gives (min(iters, rows available) on each side); 0 when it equals `ref`. */
 static int window_streamed_differs(const uint8_t *in, const uint8_t *ref, uint8_t *out, uint32_t w,
@@ -383,6 +409,7 @@ int main(void)
     tcase_add_loop_test(tc, window_matches_reference, 0, 12);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);
+    tcase_add_test(tc, workspace_buffers_share_no_line);
     tcase_add_test(tc, integral_2d_wide_totals);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

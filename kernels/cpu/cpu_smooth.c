@@ -85,6 +85,12 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
     return 0;
 }
 
+/* Each worker's buffer starts on its own page and fills whole pages: two workers' buffers
+ * never share a cache line (or the line pair the adjacent-line prefetcher fetches), which
+ * heap neighbours did, the end of one worker's b beside the start of the next one's a,
+ * both written every pass (bench/NOTES.md, "two threads"). */
+#define GS_WORKSPACE_ALIGN 4096u
+
 int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats)
 {
     if (ws->workers >= workers && ws->floats_each >= floats) return 0;
@@ -94,7 +100,9 @@ int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floa
     ws->workers = workers;
     ws->floats_each = floats;
     for (unsigned w = 0; w < workers; ++w) {
-        ws->buffers[w] = malloc(floats * sizeof(float));
+        const size_t bytes = (floats * sizeof(float) + GS_WORKSPACE_ALIGN - 1) /
+                             GS_WORKSPACE_ALIGN * GS_WORKSPACE_ALIGN;
+        ws->buffers[w] = aligned_alloc(GS_WORKSPACE_ALIGN, bytes);
         if (!ws->buffers[w]) {
             gs_cpu_workspace_release(ws);
             return -1;
