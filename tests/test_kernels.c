@@ -274,7 +274,7 @@ END_TEST
 
 /* Each worker's scratch starts on its own page and no two share a cache line: heap
  * neighbours did, and two threads writing the two ends of one line every pass cost the
- * smoothing a fifth of its 2-thread speed (bench/NOTES.md, "two threads"). */
+ * smoothing about a tenth of its 2-thread speed (bench/NOTES.md, "two threads"). */
 START_TEST(workspace_buffers_share_no_line)
 {
     gs_cpu_workspace ws = {0};

@@ -88,7 +88,7 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
 /* Each worker's buffer starts on its own page and fills whole pages: two workers' buffers
  * never share a cache line (or the line pair the adjacent-line prefetcher fetches), which
  * heap neighbours did, the end of one worker's b beside the start of the next one's a,
- * both written every pass (bench/NOTES.md, "two threads"). */
+ * both written by a chunk's passes (bench/NOTES.md, "two threads"). */
 #define GS_WORKSPACE_ALIGN 4096u
 
 int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats)
