@@ -382,6 +382,8 @@ __device__ __forceinline__ void pass_with_ends(float (&v)[kPix], float l, float 
      * e_right - 1 (or l) and e_right. Both can sit in one thread. */
     const float left_a = v[0], left_b = v[1];
     if (!e.warp_switch) {
+        /* pass_with_last_element_ends' formulas, by branches: its selects made the
+         * prefetching groups' K=1 launch 11% slower on an H200 (bench/NOTES.md) */
         const float right_a = v[kPix - 2], right_b = v[kPix - 1];
         pass_interior<Arith>(v, l, r);
         if (e.has_left) v[0] = gs_mean2(left_a, left_b);
