@@ -5,7 +5,14 @@
 
 #include "compiler_loop.h"
 
-int compiler_loop_smooth(const uint8_t *in, uint8_t *out, int width, int height, int iters,
+/* Built twice (CMakeLists.txt): as is, and with GS_COMPILER_LOOP_AVX2 and -mno-avx512f. */
+#ifdef GS_COMPILER_LOOP_AVX2
+#define CL_NAME(f) f##_avx2
+#else
+#define CL_NAME(f) f
+#endif
+
+int CL_NAME(compiler_loop_smooth)(const uint8_t *in, uint8_t *out, int width, int height, int iters,
                          int threads)
 {
     int failed = 0;
@@ -37,7 +44,8 @@ int compiler_loop_smooth(const uint8_t *in, uint8_t *out, int width, int height,
     return failed ? -1 : 0;
 }
 
-void compiler_loop_integral_rows(const uint8_t *in, uint32_t *out, int width, int height, int threads)
+void CL_NAME(compiler_loop_integral_rows)(const uint8_t *in, uint32_t *out, int width, int height,
+                                          int threads)
 {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int y = 0; y < height; ++y) {
