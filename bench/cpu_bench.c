@@ -89,19 +89,12 @@ static int copy_chunk(void *p, size_t i, unsigned worker)
     return 0;
 }
 
-/* Median seconds of BENCH_REPEATS runs of `what`. */
-#define TIME_MEDIAN(result, what)                                  \
-    do {                                                           \
-        double t_[BENCH_REPEATS];                                  \
-        what; /* warm-up */                                        \
-        for (int r_ = 0; r_ < BENCH_REPEATS; ++r_) {               \
-            double t0_ = now_s();                                  \
-            what;                                                  \
-            t_[r_] = now_s() - t0_;                                \
-        }                                                          \
-        qsort(t_, BENCH_REPEATS, sizeof(double), cmp_double);      \
-        (result) = t_[BENCH_REPEATS / 2];                          \
-    } while (0)
+/* The median of n values (sorted in place). */
+static double median_sorted(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return v[n / 2];
+}
 
 /* Seconds of one run of `what`. */
 #define TIME_ONCE(result, what)                                    \
@@ -111,19 +104,27 @@ static int copy_chunk(void *p, size_t i, unsigned worker)
         (result) = now_s() - t0_;                                  \
     } while (0)
 
+/* Median seconds of BENCH_REPEATS runs of `what`. */
+#define TIME_MEDIAN(result, what)                                  \
+    do {                                                           \
+        double t_[BENCH_REPEATS];                                  \
+        what; /* warm-up */                                        \
+        for (int r_ = 0; r_ < BENCH_REPEATS; ++r_) TIME_ONCE(t_[r_], what); \
+        (result) = median_sorted(t_, BENCH_REPEATS);               \
+    } while (0)
+
 /* Interleaved rounds for the ratios against the compiler's loop. */
 #define PAIRED_ROUNDS 9
 
-/* The median of PAIRED_ROUNDS values (sorted in a copy). */
+/* The median of PAIRED_ROUNDS values, left in their order. */
 static double median_of(const double *v)
 {
     double c[PAIRED_ROUNDS];
     memcpy(c, v, sizeof c);
-    qsort(c, PAIRED_ROUNDS, sizeof(double), cmp_double);
-    return c[PAIRED_ROUNDS / 2];
+    return median_sorted(c, PAIRED_ROUNDS);
 }
 
-/* One ratio taken per round: its values, range and median. */
+/* One ratio taken per round: its values and range. */
 typedef struct paired_ratio {
     double v[PAIRED_ROUNDS];
     int n;
@@ -136,8 +137,6 @@ static void paired_add(paired_ratio *p, double x)
     if (p->n == 0 || x > p->hi) p->hi = x;
     p->v[p->n++] = x;
 }
-
-static double paired_median(const paired_ratio *p) { return median_of(p->v); }
 
 int main(int argc, char **argv)
 {
@@ -231,23 +230,23 @@ int main(int argc, char **argv)
            avx2_loop ? ", built without AVX-512" : "", threads, PAIRED_ROUNDS);
     printf("%-34s %10.2f %10.2f gsmooth %.2fx it [%.2f-%.2f] (target >= 1.6x) %s\n",
            "anchor: compiler loop smooth K=3", median_of(cl3) * 1e3, gpx / median_of(cl3),
-           paired_median(&vs_cl3), vs_cl3.lo, vs_cl3.hi,
+           median_of(vs_cl3.v), vs_cl3.lo, vs_cl3.hi,
            same_cl3 ? "(bytes match gsmooth)" : "(MISMATCH)");
     printf("%-34s %10.2f %10.2f gsmooth %.2fx it [%.2f-%.2f] (target >= 1.1x); memcpy time x%.2f %s\n",
            "anchor: compiler loop integral rows", median_of(cl_int) * 1e3, gpx / median_of(cl_int),
-           paired_median(&vs_cl_int), vs_cl_int.lo, vs_cl_int.hi, median_of(fast_int) / t_copy,
+           median_of(vs_cl_int.v), vs_cl_int.lo, vs_cl_int.hi, median_of(fast_int) / t_copy,
            same_cl_int ? "(bytes match gsmooth)" : "(MISMATCH)");
     printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f] (target >= 1.8x from 1 to 2)\n",
            "scaling: gsmooth smooth K=3", median_of(fast3_1) * 1e3, threads, median_of(fast3) * 1e3,
-           paired_median(&sc_fast3), sc_fast3.lo, sc_fast3.hi);
+           median_of(sc_fast3.v), sc_fast3.lo, sc_fast3.hi);
     printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: compiler loop K=3",
-           median_of(cl3_1) * 1e3, threads, median_of(cl3) * 1e3, paired_median(&sc_cl3), sc_cl3.lo,
+           median_of(cl3_1) * 1e3, threads, median_of(cl3) * 1e3, median_of(sc_cl3.v), sc_cl3.lo,
            sc_cl3.hi);
     printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: gsmooth integral rows",
-           median_of(fast_int_1) * 1e3, threads, median_of(fast_int) * 1e3, paired_median(&sc_fast_int),
+           median_of(fast_int_1) * 1e3, threads, median_of(fast_int) * 1e3, median_of(sc_fast_int.v),
            sc_fast_int.lo, sc_fast_int.hi);
     printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: compiler loop integral",
-           median_of(cl_int_1) * 1e3, threads, median_of(cl_int) * 1e3, paired_median(&sc_cl_int),
+           median_of(cl_int_1) * 1e3, threads, median_of(cl_int) * 1e3, median_of(sc_cl_int.v),
            sc_cl_int.lo, sc_cl_int.hi);
     if (!same_cl3 || !same_cl_int) same3 = 0;
 #endif

@@ -78,9 +78,9 @@ constexpr float kRoundMagic = 12582912.0f;
 /*
  * Arithmetic policies: the division of a pass's sum (sum3, gs_mean3's order) and the
  * rounding of a result. IeeeDivide divides as gs_mean3 does and rounds by stencil_math.h;
- * ReciprocalFma gives the same bits in fewer instructions for the inputs that occur here (every float in
- * [0, 3 * 65535] for the division, [0, 65535] for rounding), proven exhaustively by
- * gs_cuda_check_fast_arith on the device (run by the GPU test suite):
+ * ReciprocalFma gives the same bits in fewer instructions for the inputs that occur here
+ * (every float in [0, 3 * 65535] for the division, [0, 65535] for rounding), proven
+ * exhaustively by gs_cuda_check_fast_arith on the device (run by the GPU test suite):
  *  - division by 3: the compiler's own fast path for x / 3.0f (q = x * (1/3), r = x - 3q by
  *    FMA, q + r/3 by FMA) without its FCHK range test and the branch to the slow path,
  *    which never triggers for these operands;
@@ -731,10 +731,9 @@ SegmentGeom plan_relay(uint32_t width, uint64_t rows, uint32_t passes)
  * kPrefetchMaxPasses passes or fewer, where the multi-warp groups with the copy engine win.
  * Up to kPix passes they are independent warps with a halo of kPix; above, up to
  * kRelayMaxPasses, relay segments where a row fits kRelayMaxWarps of them and ends on a
- * thread's last pixel, else halos as
- * wide as the passes up to kWarpSegmentMaxPasses. A relay block lasts as long as its
- * slowest warp, and a row end elsewhere makes its warp pay the switches (RowEnds): on an
- * H200 that cost K=50 13% (bench/NOTES.md).
+ * thread's last pixel, else halos as wide as the passes up to kWarpSegmentMaxPasses. A
+ * relay block lasts as long as its slowest warp, and a row end elsewhere makes its warp pay
+ * the switches (RowEnds): on an H200 that cost K=50 13% (bench/NOTES.md).
  */
 SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
 {
