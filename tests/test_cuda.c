@@ -189,6 +189,8 @@ static void build_cases(void)
     }
     add_integral(33, 20000, 8, 64);
     add_integral(513, 20000, 16, 32);
+    /* 64-row bands over many lanes: the band sums' ring of 12 u8 rows wraps five times */
+    add_integral(600, 20000, 8, 32);
 }
 
 /* ---- images ---- */

@@ -69,12 +69,14 @@ constexpr uint32_t kBandSpan = (uint32_t)kBandThreads / kWarp * kChunkPix; /* 16
 constexpr uint32_t kBandRowsMin = 8, kBandRowsMax = 64, kBandWaves = 2;
 constexpr int kBandSumThreads = 256;
 /* Four blocks of the band sums an SM (at most 64 registers a thread): a 16384-row strip's
- * blocks then fill two whole waves on an H200 (ncu, 16384^2 u8: 124 us; with 79 registers,
- * three blocks an SM and 2.64 waves, 142 us). */
+ * blocks then fill two whole waves on an H200 (ncu, 16384^2 u8, before the ring below: 124
+ * us; with 79 registers, three blocks an SM and 2.64 waves, 142 us; with the ring, six
+ * blocks of 24 KiB rings took 136 us against four of 48 KiB, 84 us). */
 constexpr int kBandSumBlocksPerSm = 4;
 /* Shared memory of a band-sums block for the rows it has in flight (cp.async): 48 KiB, 12
  * rows of u8 or 6 of u16, so four blocks an SM keep 192 KiB of input on its way (ncu,
- * 16384^2 u8: 84 us; 32 KiB 90 us; loads into registers two rows ahead 124-128 us). */
+ * 16384^2 u8: 84 us; 32 KiB 90-92 us; two rows' loads unrolled into registers, before the
+ * ring, 124-128 us). */
 constexpr uint32_t kSumsRingBytes = 48 * 1024;
 /* Band prefix: a block takes kPrefixCols columns (a warp's loads are one run) and splits
  * the bands into kPrefixGroups runs, a warp each, whose totals it adds up in shared memory
@@ -477,6 +479,13 @@ __device__ __forceinline__ T block_lane_offset(T lane_total, T *s_tot, uint32_t 
     return left_warps + (incl - lane_total);
 }
 
+/* The band table kernel's static shared memory (banded_table_fits counts it): the warps'
+ * totals of a band's first row by band parity, and of each row by row parity. */
+template <typename Tout> struct BandTableShared {
+    Tout band_tot[2][kBandThreads / kWarp];
+    uint32_t row_tot[2][kBandThreads / kWarp];
+};
+
 /*
  * Banded table, step 3: one block a band (grid-strided), up to kBandThreads threads, warp
  * w owning pixels [w * kChunkPix, +kChunkPix) of every row, lane l kScanPix of them. The
@@ -498,8 +507,9 @@ __global__ void __launch_bounds__(kBandThreads)
 {
     constexpr int kStride = stage_stride<Tout>();
     constexpr int kPerVec = 16 / (int)sizeof(Tout);
-    __shared__ Tout s_tot[2][kBandThreads / kWarp];          /* band starts, by parity */
-    __shared__ uint32_t s_row_tot[2][kBandThreads / kWarp];  /* rows, by row parity */
+    __shared__ BandTableShared<Tout> sh;
+    Tout (&s_tot)[2][kBandThreads / kWarp] = sh.band_tot;
+    uint32_t (&s_row_tot)[2][kBandThreads / kWarp] = sh.row_tot;
     extern __shared__ __align__(16) unsigned char s_dyn[];   /* staging, a slot per warp */
     const uint32_t lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
     const uint32_t warps = blockDim.x / kWarp;
@@ -656,7 +666,8 @@ bool banded_table_fits(uint32_t width, uint32_t out_bits)
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
         return false;
-    const size_t static_smem = 2 * (kBandThreads / kWarp) * (size_t)(out_bits / 8);
+    const size_t static_smem = out_bits == 32 ? sizeof(BandTableShared<uint32_t>)
+                                              : sizeof(BandTableShared<unsigned long long>);
     return band_table_smem(width, out_bits / 8) + static_smem <= (size_t)optin;
 }
 

@@ -17,17 +17,11 @@ template <> struct Sample<uint16_t> {
     static constexpr float maxval = 65535.0f;
 };
 
-/* The fast kernels' 3-point mean: (l + c) + r as gs_mean3 adds, then gs_div3_fma, whose
- * bits equal IEEE / 3 for every sum a pass forms (proven on the device by
- * gs_cuda_check_fast_arith). The column kernel calls it; the row kernels take sum3 and
- * their arithmetic policy's division (smooth_registers.cu). */
+/* A pass's 3-point sum in gs_mean3's order, never contracted; the kernels divide it by their
+ * arithmetic policy's div3 (fast_arith.cuh). */
 __device__ __forceinline__ float sum3(float l, float c, float r)
 {
     return __fadd_rn(__fadd_rn(l, c), r); /* gs_mean3's order, never contracted */
-}
-__device__ __forceinline__ float mean3_fast(float l, float c, float r)
-{
-    return gs_div3_fma(sum3(l, c, r));
 }
 
 /* A pass's result stored as a sample (rounded and clamped) or, between launches, as float. */

@@ -1,4 +1,5 @@
 /* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, and the second half of xy): each thread rolls every pass of four neighbouring columns through registers, rows loaded six ahead in vectors; many passes go out as a chain of launches, float32 between them. */
+#include "fast_arith.cuh"
 #include "launch_common.cuh"
 #include "sample_io.cuh"
 #include "smooth_variants.cuh"
@@ -6,6 +7,8 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 /*
  * Layout. A thread owns kCols neighbouring columns of a segment of output rows. It walks
@@ -33,16 +36,31 @@ constexpr uint32_t kSegmentRows = 256;     /* output rows per thread */
 constexpr uint32_t kMaxLaunchPasses = 8;   /* 3 x 9 x 4 floats of levels per thread */
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
+static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
+              "a launch from integer samples may take the two-instruction division throughout");
+
+/* The division of a launch's passes (fast_arith.cuh): the two-instruction one when the
+ * launch starts from integer samples (a chain's first launch, at most kMaxLaunchPasses <=
+ * GS_SHORT_DIV_PASSES passes), the exact three-instruction one after float32 input. */
+template <typename Tin>
+using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
+
+/* The 3-point mean of a level, gs_mean3's sum and Div's quotient. */
+template <class Div> __device__ __forceinline__ float column_mean3(float up, float mid, float down)
+{
+    return Div::div3(sum3(up, mid, down));
+}
 
 /* Row t (of a window of `rows`) of a level, from the level before's rows t-1, t, t+1; the
  * window's ends take the two-term mean. */
+template <class Div>
 __device__ __forceinline__ float column_step(float up, float mid, float down, uint32_t t,
                                              uint32_t rows)
 {
     if (rows == 1) return mid;
     if (t == 0) return gs_mean2(mid, down);
     if (t == rows - 1) return gs_mean2(up, mid);
-    return mean3_fast(up, mid, down);
+    return column_mean3<Div>(up, mid, down);
 }
 
 /* kCols samples of a row from column x: one vector when all are inside the row (x is a
@@ -75,11 +93,14 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
         if constexpr (sizeof(T) == 4) {
             *(float4 *)p = make_float4(v[0], v[1], v[2], v[3]);
         } else {
+            /* ReciprocalFma's rounding leaves each sample in its word's low bits */
             const float m = Sample<T>::maxval;
-            typename Vec<T>::type q;
-            q.x = (T)gs_quantize(v[0], m), q.y = (T)gs_quantize(v[1], m);
-            q.z = (T)gs_quantize(v[2], m), q.w = (T)gs_quantize(v[3], m);
-            *(typename Vec<T>::type *)p = q;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint32_t *)p = __byte_perm(__byte_perm(a, b, 0x0040u), __byte_perm(c, d, 0x0040u), 0x5410u);
+            else
+                *(uint2 *)p = make_uint2(__byte_perm(a, b, 0x5410u), __byte_perm(c, d, 0x5410u));
         }
     } else {
 #pragma unroll
@@ -126,8 +147,8 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const 
             const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
 #pragma unroll
             for (int c = 0; c < kCols; ++c)
-                out[c] = kInterior ? mean3_fast(up[c], mid[c], down[c])
-                                   : column_step(up[c], mid[c], down[c], t, w1 - w0);
+                out[c] = kInterior ? column_mean3<ColumnDivide<Tin>>(up[c], mid[c], down[c])
+                                   : column_step<ColumnDivide<Tin>>(up[c], mid[c], down[c], t, w1 - w0);
         }
         const uint32_t t = yy - K;
         if ((kInterior || yy >= w0 + K) && t >= s0 && t < s1)

@@ -1,5 +1,6 @@
 /* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, halos relayed between warps, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
 #include "launch_common.cuh"
+#include "fast_arith.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
 #include "smooth_variants.cuh"
@@ -65,53 +66,7 @@ static_assert(4 * kWarpSegmentMaxPasses <= kWarp * kPix, "a warp segment keeps h
 static_assert(kMaxPassesPerLaunch >= GS_SHORT_DIV_PASSES,
               "only a chain's first launch (integer input) reaches the short-division passes");
 
-/* 2^23 as a float: adding it to an integer below 2^23 stores that integer in the mantissa. */
-constexpr float kMagic23 = 8388608.0f;
-constexpr uint32_t kMagic23Bits = 0x4B000000u;
-/* 1.5 * 2^23: v + this rounds v (|v| < 2^22) to the nearest integer, ties to even, and
- * leaves it in the low mantissa bits. */
-constexpr float kRoundMagic = 12582912.0f;
-
 /* ---- device helpers ---- */
-
-
-/*
- * Arithmetic policies: the division of a pass's sum (sum3, gs_mean3's order) and the
- * rounding of a result. IeeeDivide divides as gs_mean3 does and rounds by stencil_math.h;
- * ReciprocalFma gives the same bits in fewer instructions for the inputs that occur here
- * (every float in [0, 3 * 65535] for the division, [0, 65535] for rounding), proven
- * exhaustively by gs_cuda_check_fast_arith on the device (run by the GPU test suite):
- *  - division by 3: the compiler's own fast path for x / 3.0f (q = x * (1/3), r = x - 3q by
- *    FMA, q + r/3 by FMA) without its FCHK range test and the branch to the slow path,
- *    which never triggers for these operands;
- *  - quantize: v + 1.5 * 2^23 rounds to nearest-even like rintf, and leaves the integer in
- *    the low bits; no clamp, because a mean of values in [0, maxval] rounded correctly
- *    stays in [0, maxval] (sums and quotients of correctly rounded ops are monotone).
- * Both return the quantized integer in the low 8 or 16 bits of a 32-bit word.
- * ShortDivide (below) shortens the division further for the passes where that is exact.
- */
-struct IeeeDivide {
-    static __device__ __forceinline__ float div3(float s) { return s / 3.0f; } /* gs_mean3's */
-    static __device__ __forceinline__ uint32_t quantize(float v, float maxval)
-    {
-        return (uint32_t)gs_quantize(v, maxval);
-    }
-};
-
-struct ReciprocalFma {
-    static __device__ __forceinline__ float div3(float s) { return gs_div3_fma(s); }
-    static __device__ __forceinline__ uint32_t quantize(float v, float /*maxval*/)
-    {
-        return __float_as_uint(__fadd_rn(v, kRoundMagic));
-    }
-};
-
-/* The two-instruction division (gs_div3_short), for passes 1 to GS_SHORT_DIV_PASSES of a
- * run that starts from integer samples, where every sum is 0 or above 2^-123 and its bits
- * equal IEEE s / 3 (stencil_math.h; gs_cuda_check_fast_arith proves it on the device). */
-struct ShortDivide : ReciprocalFma {
-    static __device__ __forceinline__ float div3(float s) { return gs_div3_short(s); }
-};
 
 /* Bytes of a multi-warp group's edge slots: [pass parity][group + 2][first, last] floats,
  * rounded to 128 so the prefetch tile after them stays aligned for the copy engine. */
