@@ -53,6 +53,19 @@ struct ShortDivide : ReciprocalFma {
     static __device__ __forceinline__ float div3(float s) { return gs_div3_short(s); }
 };
 
+/* Four quantized 8-bit samples, each in the low byte of its word (quantize), as one word in
+ * memory order, a first. */
+__device__ __forceinline__ uint32_t pack_low_bytes(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    return __byte_perm(__byte_perm(a, b, 0x0040u), __byte_perm(c, d, 0x0040u), 0x5410u);
+}
+
+/* Two quantized 16-bit samples, each in the low half of its word, as one word, a first. */
+__device__ __forceinline__ uint32_t pack_low_halves(uint32_t a, uint32_t b)
+{
+    return __byte_perm(a, b, 0x5410u);
+}
+
 } /* namespace gs_cuda */
 
 #endif /* GS_CUDA_FAST_ARITH_CUH */

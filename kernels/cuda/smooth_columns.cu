@@ -98,9 +98,9 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
             const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
             const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
             if constexpr (sizeof(T) == 1)
-                *(uint32_t *)p = __byte_perm(__byte_perm(a, b, 0x0040u), __byte_perm(c, d, 0x0040u), 0x5410u);
+                *(uint32_t *)p = pack_low_bytes(a, b, c, d);
             else
-                *(uint2 *)p = make_uint2(__byte_perm(a, b, 0x5410u), __byte_perm(c, d, 0x5410u));
+                *(uint2 *)p = make_uint2(pack_low_halves(a, b), pack_low_halves(c, d));
         }
     } else {
 #pragma unroll

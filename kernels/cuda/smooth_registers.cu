@@ -198,12 +198,11 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
                 const uint32_t b = Arith::quantize(v[4 * i + 1], Sample<T>::maxval);
                 const uint32_t c = Arith::quantize(v[4 * i + 2], Sample<T>::maxval);
                 const uint32_t d = Arith::quantize(v[4 * i + 3], Sample<T>::maxval);
-                w[i] = __byte_perm(__byte_perm(a, b, 0x0040u), __byte_perm(c, d, 0x0040u),
-                                   0x5410u);
+                w[i] = pack_low_bytes(a, b, c, d);
             } else if constexpr (sizeof(T) == 2) {
                 const uint32_t a = Arith::quantize(v[2 * i], Sample<T>::maxval);
                 const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
-                w[i] = __byte_perm(a, b, 0x5410u);
+                w[i] = pack_low_halves(a, b);
             } else {
                 w[i] = __float_as_uint(v[i]);
             }
