@@ -365,6 +365,34 @@ START_TEST(integrals_match_reference)
 }
 END_TEST
 
+/* Integral rows of a strip large enough to be written past the caches (GS_CPU_STREAM_BYTES),
+ * as one strip: a width of 4099 puts the rows' starts at every 4-byte offset of a 32-byte
+ * line, so the streamed part starts after 0 to 7 samples, and ends before a tail. */
+START_TEST(integral_rows_streamed_match_reference)
+{
+    const uint32_t w = 4099, h = 1100;
+    const size_t n = (size_t)w * h;
+    ck_assert_uint_eq(gs_integral_rows_bits(8, w), 32);
+    ck_assert_uint_ge(n * 4, GS_CPU_STREAM_BYTES);
+    uint8_t *in = malloc(n);
+    uint32_t *ref = malloc(n * 4), *out = malloc(n * 4);
+    ck_assert(in && ref && out);
+    fill_random(in, n, 8);
+    for (uint32_t r = 0; r < h; ++r) gs_ref_integral_row(in + (size_t)r * w, ref + (size_t)r * w, w, 8, 32);
+    for (unsigned t = 1; t <= 2; ++t)
+        for (int ii = 0; ii < isa_count; ++ii) {
+            memset(out, 0xA5, n * 4);
+            gs_rows s = make_strip(in, out, w, h, 8, 32);
+            gs_cpu_integral_rows_strip(&s, t, isas[ii]);
+            size_t at = 0;
+            while (at < n && out[at] == ref[at]) ++at;
+            ck_assert_msg(at == n, "streamed integral rows: %ux%u threads %u isa %s: row %zu, x %zu gives %u, want %u",
+                          w, h, t, isas[ii]->name, at / w, at % w, out[at], ref[at]);
+        }
+    free(in), free(ref), free(out);
+}
+END_TEST
+
 START_TEST(integral_dtype_rule)
 {
     ck_assert_uint_eq(gs_integral_rows_bits(8, 4096), 32);
@@ -409,6 +437,7 @@ int main(void)
     tcase_add_loop_test(tc, window_matches_reference, 0, 12);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);
+    tcase_add_test(tc, integral_rows_streamed_match_reference);
     tcase_add_test(tc, workspace_buffers_share_no_line);
     tcase_add_test(tc, integral_2d_wide_totals);
     suite_add_tcase(s, tc);

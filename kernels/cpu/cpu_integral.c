@@ -42,11 +42,12 @@ typedef struct integral_job {
     prefix_fn prefix;         /* other type pairs; NULL for 8 -> 32 */
     accumulate_fn accumulate; /* column accumulation for the output type */
     void *column_sums;        /* 2d carry, or NULL */
+    int stream;               /* 8 -> 32-bit rows written past the caches */
 } integral_job;
 
 static integral_job make_job(const gs_rows *s, const gs_cpu_isa *isa, void *column_sums)
 {
-    integral_job job = {s, isa ? isa : gs_cpu_isa_best(), NULL, NULL, column_sums};
+    integral_job job = {s, isa ? isa : gs_cpu_isa_best(), NULL, NULL, column_sums, 0};
     int wide = s->out_bits == 64;
     if (s->in_bits == 16) job.prefix = wide ? prefix_u16_u64 : prefix_u16_u32;
     else if (wide) job.prefix = prefix_u8_u64;
@@ -62,7 +63,7 @@ static int prefix_item(void *ctx, size_t row, unsigned worker)
     const void *src = (const uint8_t *)s->src + row * s->src_stride;
     void *dst = (uint8_t *)s->dst + row * s->dst_stride;
     if (job->prefix) job->prefix(src, dst, s->width);
-    else job->isa->prefix_u8_u32(src, dst, s->width);
+    else job->isa->prefix_u8_u32(src, dst, s->width, job->stream);
     return 0;
 }
 
@@ -81,6 +82,9 @@ static int accumulate_item(void *ctx, size_t item, unsigned worker)
 void gs_cpu_integral_rows_strip(const gs_rows *strip, unsigned threads, const gs_cpu_isa *isa)
 {
     integral_job job = make_job(strip, isa, NULL);
+    /* A strip this large is not read back from the caches: its rows go past them. The 2d
+     * table reads its rows again at once, and keeps them cached. */
+    job.stream = (uint64_t)strip->rows * strip->width * (strip->out_bits / 8) >= GS_CPU_STREAM_BYTES;
     if (threads == 0) threads = gs_cpu_count();
     gs_parallel_for(threads, strip->rows, prefix_item, &job);
 }

@@ -38,8 +38,9 @@ static void scalar_mean2_of(const float *l, const float *r, float *out, long n)
     for (long i = 0; i < n; ++i) out[i] = gs_mean2(l[i], r[i]);
 }
 
-static void scalar_prefix_u8_u32(const uint8_t *src, uint32_t *dst, long n)
+static void scalar_prefix_u8_u32(const uint8_t *src, uint32_t *dst, long n, int stream)
 {
+    (void)stream;
     uint32_t sum = 0;
     for (long i = 0; i < n; ++i) dst[i] = sum += src[i];
 }

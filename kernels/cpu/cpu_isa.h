@@ -23,8 +23,9 @@ typedef struct gs_cpu_isa {
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
     void (*mean2_of)(const float *l, const float *r, float *out, long n);
     /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
-     * integral case; the others use plain loops). */
-    void (*prefix_u8_u32)(const uint8_t *src, uint32_t *dst, long n);
+     * integral case; the others use plain loops). stream: nobody reads the row soon, so
+     * the vector versions may write it past the caches (no read for ownership). */
+    void (*prefix_u8_u32)(const uint8_t *src, uint32_t *dst, long n, int stream);
 } gs_cpu_isa;
 
 /* The best variant this CPU runs; GSMOOTH_CPU_ISA=scalar|avx2|avx512 caps it (for tests
@@ -38,7 +39,7 @@ const gs_cpu_isa *gs_cpu_isa_by_name(const char *name);
 extern const gs_cpu_isa *const gs_cpu_isa_all[];
 
 /* The AVX2 prefix sum, shared by the AVX-512 table (every AVX-512 CPU runs AVX2). */
-void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n);
+void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream);
 
 /* Per-ISA tables, defined in their own files (compiled with their target flags). */
 extern const gs_cpu_isa gs_cpu_isa_scalar;

@@ -42,25 +42,46 @@ static inline void v_store_u8(uint8_t *p, vec v)
     _mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
 }
 
+/* The prefix of 8 samples at src, plus the running total broadcast in carry. */
+static inline __m256i prefix8(const uint8_t *src, __m256i carry)
+{
+    __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)src));
+    x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+    x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+    __m256i low_total = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, x, 0x08), 0xFF);
+    return _mm256_add_epi32(_mm256_add_epi32(x, low_total), carry);
+}
+
 /*
  * Row prefix sum, 8 samples a step: a log-step scan inside each 128-bit half, the low
- * half's total added to the high half, then the running total of the row so far.
+ * half's total added to the high half, then the running total of the row so far. With
+ * `stream`, the first samples go one by one until the output is 32-byte aligned, and from
+ * there the steps write their results past the caches, so the lines the row overwrites
+ * whole are not read first (4 bytes written a sample against 1 read).
  */
-void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n)
+void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream)
 {
-    __m256i carry = _mm256_setzero_si256();
     const __m256i last = _mm256_set1_epi32(7);
+    uint32_t sum = 0;
     long i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(src + i)));
-        x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
-        x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
-        __m256i low_total = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, x, 0x08), 0xFF);
-        x = _mm256_add_epi32(_mm256_add_epi32(x, low_total), carry);
-        _mm256_storeu_si256((__m256i *)(dst + i), x);
-        carry = _mm256_permutevar8x32_epi32(x, last);
+    if (stream && (uintptr_t)dst % 4 == 0)
+        for (; i < n && (uintptr_t)(dst + i) % 32 != 0; ++i) dst[i] = sum += src[i];
+    __m256i carry = _mm256_set1_epi32((int)sum);
+    if (stream && (uintptr_t)(dst + i) % 32 == 0) {
+        for (; i + 8 <= n; i += 8) {
+            const __m256i x = prefix8(src + i, carry);
+            _mm256_stream_si256((__m256i *)(dst + i), x);
+            carry = _mm256_permutevar8x32_epi32(x, last);
+        }
+        _mm_sfence(); /* the streamed lines are out before anyone reads the row */
+    } else {
+        for (; i + 8 <= n; i += 8) {
+            const __m256i x = prefix8(src + i, carry);
+            _mm256_storeu_si256((__m256i *)(dst + i), x);
+            carry = _mm256_permutevar8x32_epi32(x, last);
+        }
     }
-    uint32_t sum = i ? dst[i - 1] : 0;
+    sum = (uint32_t)_mm256_cvtsi256_si32(carry);
     for (; i < n; ++i) dst[i] = sum += src[i];
 }
 

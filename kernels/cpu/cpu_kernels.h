@@ -56,6 +56,12 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
                          uint32_t iters, unsigned threads, const gs_cpu_isa *isa,
                          gs_cpu_workspace *row_ws, gs_cpu_window_space *space);
 
+/* Output bytes from which a strip's integral rows (8 -> 32 bits) are written past the caches:
+ * well above a core's L2 and the CLI's strips (1 MiB of input), which its encoder reads back
+ * at once. 8192^2 in memory (256 MiB out): 17.4-17.9 -> 8.0-9.5 ms on 2 threads of a Xeon VM
+ * (bench/NOTES.md). */
+#define GS_CPU_STREAM_BYTES (16u << 20)
+
 /* Inclusive prefix sum of every row (isa NULL = the best this CPU runs). */
 void gs_cpu_integral_rows_strip(const gs_rows *strip, unsigned threads, const gs_cpu_isa *isa);
 
