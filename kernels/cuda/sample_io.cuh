@@ -21,7 +21,7 @@ template <> struct Sample<uint16_t> {
  * arithmetic policy's div3 (fast_arith.cuh). */
 __device__ __forceinline__ float sum3(float l, float c, float r)
 {
-    return __fadd_rn(__fadd_rn(l, c), r); /* gs_mean3's order, never contracted */
+    return __fadd_rn(__fadd_rn(l, c), r);
 }
 
 /* A pass's result stored as a sample (rounded and clamped) or, between launches, as float. */
