@@ -1,6 +1,7 @@
 /* png_deflate.c: a zlib stream deflated in fixed-size pieces on worker threads, each primed with the previous piece's last 32 KiB and ended with a sync flush, handed to a sink in order. */
 #include "png_deflate.h"
 #include "io_internal.h"
+#include "isal_placement.h"
 
 #include <isa-l.h>
 #include <pthread.h>
@@ -102,7 +103,7 @@ typedef struct compressor {
     int level;               /* the stream's level */
     int isal;                /* ISA-L does this level */
     z_stream z;              /* zlib's state (zlib levels), initialised once */
-    struct isal_zstream iz;  /* ISA-L's state, set up afresh for each piece */
+    gs_isal_home home;       /* where ISA-L's state lies, set up afresh for each piece */
     uint8_t *level_buf;      /* ISA-L's working memory for levels 1 to 3 */
 } compressor;
 
@@ -110,6 +111,7 @@ static void compressor_free(compressor *c)
 {
     if (!c) return;
     if (!c->isal) deflateEnd(&c->z);
+    gs_isal_home_unmap(&c->home);
     free(c->level_buf);
     free(c);
 }
@@ -122,7 +124,7 @@ static compressor *compressor_new(int level)
     c->isal = level >= ISAL_LEVEL_MIN && level <= ISAL_LEVEL_MAX;
     if (c->isal) {
         c->level_buf = malloc(ISAL_DEF_LVL3_DEFAULT);
-        if (c->level_buf) return c;
+        if (c->level_buf && gs_isal_home_map(&c->home) == 0) return c;
     } else if (deflateInit2(&c->z, level, Z_DEFLATED, RAW_WINDOW_BITS, ZLIB_MEM_LEVEL,
                             Z_DEFAULT_STRATEGY) == Z_OK) {
         return c;
@@ -166,10 +168,13 @@ static int zlib_piece(z_stream *z, piece *p)
     }
 }
 
-/* The same with ISA-L: a fresh stream per piece, primed, sync-flushed or ended. */
+/* The same with ISA-L: a fresh stream per piece, primed, sync-flushed or ended; a piece
+ * without a dictionary gets a stream placed so that its bytes do not depend on where the
+ * compressor's memory lies (isal_placement.h). */
 static int isal_piece(compressor *c, piece *p)
 {
-    struct isal_zstream *iz = &c->iz;
+    const unsigned window = p->dict_len ? 0 : gs_isal_home_pick(&c->home, p->in, p->in_len);
+    struct isal_zstream *iz = gs_isal_home_window(&c->home, window);
     isal_deflate_init(iz);
     iz->level = (uint32_t)c->level;
     iz->level_buf = c->level_buf;
