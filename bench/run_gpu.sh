@@ -46,7 +46,7 @@ if [ -z "$BUILD" ] || ! "$BUILD/bin/test_cuda_probe" "$CUDA_SO" > /dev/null 2>&1
     BUILD=/tmp/gsbuild
     timeout 300 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGSMOOTH_CUDA=ON > "$OUT/rebuild.log" 2>&1 &&
         timeout 300 cmake --build "$BUILD" --target gsmooth gsmooth_cpu gsmooth_cuda test_cuda \
-            test_cuda_probe test_cuda_arith test_golden test_kernels gsmooth_gpu_bench \
+            test_cuda_probe test_cuda_arith test_cuda_integral test_golden test_kernels gsmooth_gpu_bench \
             >> "$OUT/rebuild.log" 2>&1 ||
         { echo "rebuild failed:"; tail -30 "$OUT/rebuild.log"; status=1; }
     CPU_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cpu.so
@@ -66,6 +66,8 @@ if want tests; then
         [ $rc -eq 0 ] || status=1
         echo "== test_cuda_arith (the fast arithmetic, every reachable float)"
         timeout 60 "$BUILD/bin/test_cuda_arith" || status=1
+        echo "== test_cuda_integral (the summed-area table on device memory, tall strips)"
+        timeout 120 "$BUILD/bin/test_cuda_integral" || status=1
         if [ -x "$BUILD/bin/test_golden" ] && [ -x "$BUILD/bin/gsmooth" ]; then
             echo "== test_golden cuda"
             timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1

@@ -24,6 +24,13 @@ set_target_properties(test_cuda_arith PROPERTIES CUDA_RUNTIME_LIBRARY Static)
 add_test(NAME cuda_fast_arith COMMAND $<TARGET_FILE:test_cuda_arith>)
 set_tests_properties(cuda_fast_arith PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
 
+# The summed-area table on device memory in tall strips (hundreds of bands), against the reference.
+add_executable(test_cuda_integral ${CMAKE_CURRENT_LIST_DIR}/test_cuda_integral.cu)
+target_link_libraries(test_cuda_integral PRIVATE gs_cuda_kernels gs_kernels)
+set_target_properties(test_cuda_integral PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+add_test(NAME cuda_integral_tall COMMAND $<TARGET_FILE:test_cuda_integral>)
+set_tests_properties(cuda_integral_tall PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
+
 add_executable(test_cuda_probe ${CMAKE_CURRENT_LIST_DIR}/test_cuda_probe.c)
 target_link_libraries(test_cuda_probe PRIVATE gs_plugin_abi)
 target_link_libraries(test_cuda_probe PRIVATE ${CMAKE_DL_LIBS})

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_device_or_skip.h"
 #include "cuda_kernels.h"
 #include "reference.h"
 
@@ -42,17 +43,10 @@ static long lone_one_mismatches(uint32_t width, uint32_t at, uint32_t bits, uint
     return e == cudaSuccess ? bad : -1;
 }
 
-/* ctest's SKIP_RETURN_CODE for this test. */
-#define SKIP_CODE 77
-
 int main(void)
 {
-    int devices = 0;
-    cudaError_t e = cudaGetDeviceCount(&devices);
-    if (e != cudaSuccess || devices == 0) {
-        printf("skipped: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-        return SKIP_CODE;
-    }
+    if (gs_cuda_device_or_skip() != 0) return GS_SKIP_CODE;
+    cudaError_t e;
     /* [0]: differences where the fast formulas must agree; [1]: the two-instruction
      * division's differences at or below 2^-123, which must exist (else its pass limit
      * would be a guess rather than a bound). */

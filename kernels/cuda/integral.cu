@@ -463,9 +463,23 @@ __global__ void __launch_bounds__(kPrefixCols * kPrefixGroups)
 
 /*
  * The sum of everything left of this lane along a row held by a block (warp w holds chunk
- * w, a lane kScanPix pixels in row order), given the lane's own total. One barrier; s_tot is
- * read by pass parity, so the next call may write the other half without a second barrier.
+ * w, a lane kScanPix pixels in row order), once every warp's total is in s_tot (lane 31's
+ * inclusive scan, published before a barrier): `incl` is the lane's inclusive scan within
+ * its warp, `lane_total` its own total.
  */
+template <typename T>
+__device__ __forceinline__ T left_of_lane(const T *s_tot, uint32_t warps, uint32_t lane,
+                                          uint32_t warp, T incl, T lane_total)
+{
+    /* the warps' totals, scanned by every warp: lane j holds warps 0..j */
+    const T wt = incl_of_warps(s_tot, warps, lane);
+    const T left_warps = warp > 0 ? __shfl_sync(kFullMask, wt, warp - 1) : (T)0;
+    return left_warps + (incl - lane_total);
+}
+
+/* left_of_lane given only the lane's own total: scans and publishes the warps' totals at one
+ * barrier. s_tot is read by pass parity, so the next call may write the other half without
+ * a second barrier. */
 template <typename T>
 __device__ __forceinline__ T block_lane_offset(T lane_total, T *s_tot, uint32_t warps,
                                                uint32_t lane, uint32_t warp)
@@ -473,10 +487,7 @@ __device__ __forceinline__ T block_lane_offset(T lane_total, T *s_tot, uint32_t 
     const T incl = warp_inclusive_scan(lane_total, lane);
     if (lane == kWarp - 1) s_tot[warp] = incl;
     __syncthreads();
-    /* the warps' totals, scanned by every warp: lane j holds warps 0..j */
-    const T wt = incl_of_warps(s_tot, warps, lane);
-    const T left_warps = warp > 0 ? __shfl_sync(kFullMask, wt, warp - 1) : (T)0;
-    return left_warps + (incl - lane_total);
+    return left_of_lane(s_tot, warps, lane, warp, incl, lane_total);
 }
 
 /* The band table kernel's static shared memory (banded_table_fits counts it): the warps'
@@ -553,9 +564,8 @@ __global__ void __launch_bounds__(kBandThreads)
         publish_row(cur, lane_total, incl);
         for (uint32_t y = y0; y < y1; ++y) {
             __syncthreads(); /* every warp has published this row's totals */
-            const uint32_t wt = incl_of_warps(s_row_tot[q], warps, lane);
+            uint32_t run = left_of_lane(s_row_tot[q], warps, lane, warp, incl, lane_total);
             q ^= 1u; /* the next row's half */
-            uint32_t run = (warp > 0 ? __shfl_sync(kFullMask, wt, warp - 1) : 0u) + (incl - lane_total);
             /* this row's prefix into the table row, a 16-byte vector at a time */
 #pragma unroll
             for (int i = 0; i < kScanPix; i += kPerVec) {
