@@ -208,6 +208,7 @@ typedef struct gs_out_file {
     char *fp_buffer; /* fp's buffer (GS_FILE_BUFFER_BYTES), or NULL for stdio's own */
     char *path;     /* final path (a symlink's target); NULL for stdout */
     char *tmp_path; /* temporary file, unlinked unless renamed; NULL for stdout */
+    int tmp_slot;   /* tmp_path's slot in the signal cleanup table + 1 (temp_files.h); 0: none */
 } gs_out_file;
 
 /* Check the target (not a directory, device or FIFO) and create the temporary file. */

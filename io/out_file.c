@@ -73,7 +73,7 @@ static gs_status temp_create(gs_out_file *f, char *err, size_t err_size)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     fd = create_exclusive(f->tmp_path);
-    if (fd >= 0) gs_temp_remember(f->tmp_path); /* a full table only loses signal cleanup */
+    if (fd >= 0) f->tmp_slot = gs_temp_remember(f->tmp_path) + 1; /* a full table only loses signal cleanup */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
         int e = errno;
@@ -173,7 +173,8 @@ gs_status gs_out_file_commit(gs_out_file *f, char *err, size_t err_size)
         return gs_fail(err, err_size, GS_ERR_IO, "write failed on close: %s", strerror(close_errno));
     if (rename(f->tmp_path, f->path) != 0)
         return gs_fail(err, err_size, GS_ERR_IO, "cannot rename into place: %s", strerror(errno));
-    gs_temp_forget(f->tmp_path);
+    gs_temp_forget(f->tmp_slot - 1);
+    f->tmp_slot = 0;
     free(f->tmp_path);
     f->tmp_path = NULL; /* renamed: nothing left to unlink */
     sync_parent_dir(f->path);
@@ -186,7 +187,7 @@ void gs_out_file_discard(gs_out_file *f)
     free(f->fp_buffer); /* after fclose, which flushes through it */
     if (f->tmp_path) {
         unlink(f->tmp_path);
-        gs_temp_forget(f->tmp_path);
+        gs_temp_forget(f->tmp_slot - 1);
     }
     free(f->tmp_path);
     free(f->path);

@@ -27,18 +27,14 @@ int gs_temp_remember(const char *path)
         if (!atomic_compare_exchange_strong(&slots[i].state, &expected, 1)) continue;
         memcpy(slots[i].path, path, n + 1);
         atomic_store(&slots[i].state, 2); /* published only once the path is complete */
-        return 0;
+        return i;
     }
     return -1;
 }
 
-void gs_temp_forget(const char *path)
+void gs_temp_forget(int slot)
 {
-    for (int i = 0; i < GS_TEMP_SLOTS; ++i)
-        if (atomic_load(&slots[i].state) == 2 && strcmp(slots[i].path, path) == 0) {
-            atomic_store(&slots[i].state, 0);
-            return;
-        }
+    if (slot >= 0 && slot < GS_TEMP_SLOTS) atomic_store(&slots[slot].state, 0);
 }
 
 static void on_signal(int sig)

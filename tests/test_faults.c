@@ -130,18 +130,28 @@ static int strays(const char *dir, const char *const *allowed)
     return n;
 }
 
-/* A temporary file (a '.' name) exists in `dir`. */
-static int has_temp(const char *dir)
+/* Entries of `dir`: temporary files (a '.' name) and finished ones. */
+static void count_entries(const char *dir, int *temps, int *finished)
 {
+    *temps = *finished = 0;
     DIR *d = opendir(dir);
-    if (!d) return 0;
-    int found = 0;
+    if (!d) return;
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) found = 1;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        ++*(e->d_name[0] == '.' ? temps : finished);
+    }
     closedir(d);
-    return found;
 }
+
+/* A temporary file exists in `dir`, and at least `finished` finished ones. */
+static int has_temp_after(const char *dir, int finished)
+{
+    int t, f;
+    count_entries(dir, &t, &f);
+    return t > 0 && f >= finished;
+}
+
 
 /* A PNG that was written to the end: signature first, IEND last. */
 static int png_complete(const char *p)
@@ -391,15 +401,17 @@ static void sleep_ms(long ms)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) continue;
 }
 
-/* Start gsmooth, wait for a temporary file in `dir`, let it run GS_SIGNAL_DELAY_MS more,
- * send `sig`, and wait for it to end. */
-static void interrupt_run(const char *const *args, const char *dir, int sig, gs_child_result *r)
+/* Start gsmooth, wait for a temporary file in `dir` once `finished` outputs are there, let
+ * it run GS_SIGNAL_DELAY_MS more, send `sig`, and wait for it to end. */
+static void interrupt_run_after(const char *const *args, const char *dir, int finished, int sig,
+                                gs_child_result *r)
 {
     gs_child c;
     ck_assert_int_eq(gs_child_start(&c, gsmooth, args, NULL, NULL, NULL), 0);
     int waited = 0;
-    while (!has_temp(dir) && waited < GS_APPEAR_TIMEOUT_MS) sleep_ms(GS_POLL_MS), waited += GS_POLL_MS;
-    int appeared = has_temp(dir);
+    while (!has_temp_after(dir, finished) && waited < GS_APPEAR_TIMEOUT_MS)
+        sleep_ms(GS_POLL_MS), waited += GS_POLL_MS;
+    int appeared = has_temp_after(dir, finished);
     sleep_ms(GS_SIGNAL_DELAY_MS);
     ck_assert_int_eq(kill(c.pid, sig), 0);
     for (waited = 0; waited < GS_DEATH_TIMEOUT_MS; waited += GS_POLL_MS) {
@@ -421,6 +433,11 @@ static void interrupt_run(const char *const *args, const char *dir, int sig, gs_
                   "interrupted run ended with %s", gs_child_describe(r, how, sizeof how));
     ck_assert_msg(r->exited || r->signal == sig, "interrupted run ended with %s",
                   gs_child_describe(r, how, sizeof how));
+}
+
+static void interrupt_run(const char *const *args, const char *dir, int sig, gs_child_result *r)
+{
+    interrupt_run_after(args, dir, 0, sig, r);
 }
 
 static void signal_mid_file(int sig)
@@ -463,6 +480,43 @@ START_TEST(sigint_mid_batch) { signal_mid_batch(SIGINT); }
 END_TEST
 
 START_TEST(sigterm_mid_batch) { signal_mid_batch(SIGTERM); }
+END_TEST
+
+/* More files than the signal cleanup table has slots (256, io/temp_files.c) finish, then the
+ * big one is interrupted: each finished file gave its slot back, so the big one's temporary
+ * file is still in the table and the handler removes it. */
+#define GS_MANY_FILES 300
+START_TEST(sigint_after_more_files_than_slots)
+{
+    /* path_in's buffers are a ring of 16: keep these three in our own */
+    char dir[300], in[300], list[300];
+    snprintf(dir, sizeof dir, "%s", tmp("many"));
+    snprintf(in, sizeof in, "%s", tmp("many_in"));
+    snprintf(list, sizeof list, "%s", tmp("many.list"));
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    char small[128];
+    const size_t n = read_file(golden_input("gray2.png"), small, sizeof small);
+    ck_assert_uint_gt(n, 0);
+    FILE *f = fopen(list, "w");
+    ck_assert_ptr_nonnull(f);
+    static char names[GS_MANY_FILES][16];
+    const char *allowed[GS_MANY_FILES + 1];
+    for (int i = 0; i < GS_MANY_FILES; ++i) {
+        snprintf(names[i], sizeof names[i], "n%03d.png", i);
+        allowed[i] = names[i];
+        write_file(path_in(in, names[i]), small, n);
+        fprintf(f, "%s\n", path_in(in, names[i]));
+    }
+    allowed[GS_MANY_FILES] = NULL;
+    fprintf(f, "%s\n", gen("big.png"));
+    ck_assert_int_eq(fclose(f), 0);
+    gs_child_result r;
+    interrupt_run_after(ARGS("--quiet", "--iters", GS_BIG_ITERS, "--jobs", "1", "-o", dir,
+                             "--files-from", list),
+                        dir, GS_MANY_FILES, SIGINT, &r);
+    ck_assert_int_eq(strays(dir, allowed), 0);
+}
 END_TEST
 
 /* ---- plugin faults ---- */
@@ -637,6 +691,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, sigterm_mid_file);
     tcase_add_test(tc, sigint_mid_batch);
     tcase_add_test(tc, sigterm_mid_batch);
+    tcase_add_test(tc, sigint_after_more_files_than_slots);
     tcase_add_test(tc, plugin_not_a_shared_object);
     tcase_add_test(tc, plugin_missing_entry);
     tcase_add_test(tc, plugin_wrong_abi);
