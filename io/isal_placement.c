@@ -60,7 +60,7 @@ struct isal_zstream *gs_isal_home_window(const gs_isal_home *home, unsigned k)
  * The windows' addresses shifted right by 16 are GS_ISAL_WINDOWS consecutive integers, so
  * they hold a run of 8 starting at a multiple of 8: a ^ i for i = 0..7. CRC-32C from 0 is
  * linear, so their hashes are hash(a) ^ hash(i), and hash(0..7) take all four values in their
- * two low bits (test_image_io checks it); so some window is free of the input's at most
+ * two low bits (test_isal_placement checks it); so some window is free of the input's at most
  * three values.
  */
 unsigned gs_isal_home_pick(const gs_isal_home *home, const unsigned char *in, size_t len)

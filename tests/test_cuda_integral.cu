@@ -1,4 +1,4 @@
-/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips (hundreds of bands, as a CUDA tensor from Python gives it, where the plugin's host chunks give at most 128 rows of 16384 pixels), against the C reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device). */
+/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips (hundreds of bands, as a CUDA tensor from Python gives it, where the plugin's host chunks give 16384-pixel rows 128 at a time, 256 for 32-bit sums), against the C reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,10 @@ static long table_mismatches(const table_case *c)
     uint8_t *in = (uint8_t *)malloc(in_row * c->rows), *want = (uint8_t *)malloc(out_row * c->rows);
     uint8_t *got = (uint8_t *)malloc(out_pitch * c->rows), *sums = (uint8_t *)calloc(1, out_row);
     uint8_t *carry = (uint8_t *)malloc(out_row);
-    if (!in || !want || !got || !sums || !carry) return -1;
+    if (!in || !want || !got || !sums || !carry) {
+        free(in), free(want), free(got), free(sums), free(carry);
+        return -1;
+    }
     uint32_t seed = 0x9e3779b9u ^ c->width ^ (c->rows << 7) ^ c->in_bits;
     for (size_t i = 0; i < in_row * c->rows; ++i) in[i] = (uint8_t)(next_random(&seed) >> 24);
     for (uint32_t y = 0; y < c->rows; ++y)
