@@ -47,6 +47,8 @@
 #define GS_SIGNAL_DELAY_MS 200
 /* How long a temporary file may take to appear, and a signalled run to end. */
 #define GS_APPEAR_TIMEOUT_MS 5000
+/* ... and this much more for each file that must finish first */
+#define GS_FINISH_MS 100
 #define GS_DEATH_TIMEOUT_MS 10000
 /* Polling interval while waiting for either. */
 #define GS_POLL_MS 10
@@ -151,7 +153,6 @@ static int has_temp_after(const char *dir, int finished)
     count_entries(dir, &t, &f);
     return t > 0 && f >= finished;
 }
-
 
 /* A PNG that was written to the end: signature first, IEND last. */
 static int png_complete(const char *p)
@@ -408,8 +409,10 @@ static void interrupt_run_after(const char *const *args, const char *dir, int fi
 {
     gs_child c;
     ck_assert_int_eq(gs_child_start(&c, gsmooth, args, NULL, NULL, NULL), 0);
+    /* the files before it get GS_FINISH_MS each on top (sanitizer builds are slow) */
+    const int appear_ms = GS_APPEAR_TIMEOUT_MS + finished * GS_FINISH_MS;
     int waited = 0;
-    while (!has_temp_after(dir, finished) && waited < GS_APPEAR_TIMEOUT_MS)
+    while (!has_temp_after(dir, finished) && waited < appear_ms)
         sleep_ms(GS_POLL_MS), waited += GS_POLL_MS;
     int appeared = has_temp_after(dir, finished);
     sleep_ms(GS_SIGNAL_DELAY_MS);
@@ -426,7 +429,7 @@ static void interrupt_run_after(const char *const *args, const char *dir, int fi
     ck_assert_msg(waited < GS_DEATH_TIMEOUT_MS, "gsmooth ignored signal %d for %d ms", sig,
                   GS_DEATH_TIMEOUT_MS);
     ck_assert_msg(appeared, "no temporary file appeared in %s within %d ms: nothing to test", dir,
-                  GS_APPEAR_TIMEOUT_MS);
+                  appear_ms);
     char how[128];
     ck_assert_msg(!(r->exited && r->code == 0), "an interrupted run reported success");
     ck_assert_msg(!r->exited || r->code == 128 + sig || r->code == 1,
