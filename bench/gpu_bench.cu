@@ -331,17 +331,19 @@ int main(int argc, char **argv)
 
     /* Integral 2d: u64 table (the dtype rule for this size). */
     {
+        gs_cuda_integral_scratch scratch = {};
         const double ours = median_ms(
             [&] {
                 CHECK(cudaMemsetAsync(d_carry, 0, (size_t)W * 8, s));
-                CHECK(gs_cuda_integral_2d(d_in, W, d_2d, (size_t)W * 8, W, H, 8, 64, d_carry, s));
+                CHECK(gs_cuda_integral_2d(d_in, W, d_2d, (size_t)W * 8, W, H, 8, 64, d_carry, &scratch, s));
             },
             s);
+        gs_cuda_integral_scratch_free(&scratch);
         unsigned long long *d_2d_ref = NULL;
         CHECK(cudaMalloc(&d_2d_ref, px * 8));
         column_cumsum_kernel<<<(W + 255) / 256, 256, 0, s>>>(d_rows_ref, d_2d_ref, W, H);
         CHECK(cudaGetLastError());
-        add("integral 2d u8->u64", W <= 16384 ? "banded: sums, prefix, table" : "row scan + column pass",
+        add("integral 2d u8->u64", W <= 16384 ? "one pass in tiles, look-back" : "row scan + column pass",
             ours, floor_2d,
             count_diff((const uint8_t *)d_2d, (const uint8_t *)d_2d_ref, px * 8, d_count, s) != 0);
         CHECK(cudaFree(d_2d_ref));

@@ -177,9 +177,9 @@ static void build_cases(void)
         }
     }
     if (g_small) return;
-    /* Tall strips: bands of more than the fewest rows, a last band cut short, and the
-     * widest rows the banded table takes (16384) beside the next width, which it leaves to
-     * the row and column passes. */
+    /* Tall strips: many bands of tiles, a last band cut short, and the widest rows the
+     * tiled table takes (16384) beside the next width, which it leaves to the row and
+     * column passes. */
     static const uint32_t tall_int_widths[] = {33, 2049, 16384, 16385};
     for (int w = 0; w < COUNT(tall_int_widths); ++w) {
         add_integral(tall_int_widths[w], 3000, 8, 32);
@@ -189,7 +189,7 @@ static void build_cases(void)
     }
     add_integral(33, 20000, 8, 64);
     add_integral(513, 20000, 16, 32);
-    /* 64-row bands over many lanes: the band sums' ring of 12 u8 rows wraps five times */
+    /* 600 pixels: two tiles a band, the second 88 columns wide */
     add_integral(600, 20000, 8, 32);
 }
 

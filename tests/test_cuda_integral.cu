@@ -1,4 +1,4 @@
-/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips (hundreds of bands, as a CUDA tensor from Python gives it, where the plugin's host chunks give 16384-pixel rows 128 at a time, 256 for 32-bit sums), against the C reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device). */
+/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips (hundreds of bands of tiles, as a CUDA tensor from Python gives it, where the plugin's host chunks give 16384-pixel rows 128 at a time, 256 for 32-bit sums), against the C reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +14,18 @@ typedef struct {
     uint32_t width, rows, in_bits, out_bits, first;
 } table_case;
 
-/* Bands of 8 to 64 rows (integral.cu sizes them for two waves of blocks): 16384 x 2500
- * takes bands of 10 rows on a 132-SM H200, 1000 x 40000 625 bands of 64 rows, whose sums'
- * shared-memory ring wraps; 8-bit sums over 2500 rows wrap 32 bits; the widths not a
- * multiple of 16 end in a partial lane; the first call's rows leave the carry the rest
- * continue from. */
+/* Tiles of 512 columns and 64 rows (32 of 16-bit input), 32 stripes at 16384 pixels: 16384 x
+ * 2500 is 40 bands of them, 1000 x 40000 625 bands two tiles wide; 8-bit sums over 2500
+ * rows wrap 32 bits; the widths not a multiple of 16 end in a partial lane, those not a
+ * multiple of 512 in a partial tile; the first call's rows leave the carry the rest
+ * continue from. 600 x 70000 and 520 x 66000 take two launches of at most 65536 rows (a
+ * column's sum in one launch fits the look-back's 32-bit words). The cases share one
+ * scratch, grown as they need, in this order. */
 static const table_case kCases[] = {
-    {16384, 2500, 8, 64, 0},   {16384, 2500, 8, 32, 700}, {12000, 2200, 16, 64, 0},
-    {4100, 9000, 8, 64, 0},    {16384, 2112, 16, 32, 0},  {1000, 40000, 8, 32, 33},
-    {16383, 1500, 16, 64, 1499}, {300, 20, 8, 64, 0},
+    {300, 20, 8, 64, 0},       {16384, 2500, 8, 64, 0},   {16384, 2500, 8, 32, 700},
+    {12000, 2200, 16, 64, 0},  {4100, 9000, 8, 64, 0},    {16384, 2112, 16, 32, 0},
+    {1000, 40000, 8, 32, 33},  {16383, 1500, 16, 64, 1499}, {600, 70000, 8, 32, 0},
+    {520, 66000, 16, 64, 65537},
 };
 
 static uint32_t next_random(uint32_t *x)
@@ -33,7 +36,7 @@ static uint32_t next_random(uint32_t *x)
 
 /* Rows of `c` on the device against the reference; returns the mismatches (rows or carry
  * words), -1 on a CUDA error or out of memory. */
-static long table_mismatches(const table_case *c)
+static long table_mismatches(const table_case *c, gs_cuda_integral_scratch *scratch)
 {
     const size_t in_row = (size_t)c->width * (c->in_bits / 8), out_row = (size_t)c->width * (c->out_bits / 8);
     const size_t in_pitch = (in_row + 255) / 256 * 256, out_pitch = (out_row + 255) / 256 * 256;
@@ -62,7 +65,7 @@ static long table_mismatches(const table_case *c)
         const uint32_t n = y == 0 && c->first ? c->first : c->rows - y;
         e = gs_cuda_integral_2d((const char *)d_in + (size_t)y * in_pitch, in_pitch,
                                 (char *)d_out + (size_t)y * out_pitch, out_pitch, c->width, n,
-                                c->in_bits, c->out_bits, d_carry, 0);
+                                c->in_bits, c->out_bits, d_carry, scratch, 0);
         y += n;
     }
     if (e == cudaSuccess) e = cudaMemcpy(got, d_out, out_pitch * c->rows, cudaMemcpyDeviceToHost);
@@ -94,12 +97,14 @@ int main(void)
 {
     if (gs_cuda_device_or_skip() != 0) return GS_SKIP_CODE;
     int failed = 0;
+    gs_cuda_integral_scratch scratch = {0};
     for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
-        const long bad = table_mismatches(&kCases[i]);
+        const long bad = table_mismatches(&kCases[i], &scratch);
         if (bad != 0) ++failed;
         printf("%ux%u %u->%u: %s\n", kCases[i].width, kCases[i].rows, kCases[i].in_bits,
                kCases[i].out_bits, bad == 0 ? "same bytes" : bad < 0 ? "error" : "DIFFERS");
     }
+    gs_cuda_integral_scratch_free(&scratch);
     printf("%d of %zu cases differ\n", failed, sizeof kCases / sizeof kCases[0]);
     return failed ? 1 : 0;
 }

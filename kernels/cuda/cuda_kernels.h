@@ -109,15 +109,32 @@ cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch, void *d_d
                                   uint32_t in_bits, uint32_t out_bits, cudaStream_t stream);
 
 /*
+ * Device scratch of gs_cuda_integral_2d: the words its tiles publish to each other (about
+ * 4.6 KiB for each 512 x 64 tile of the largest strip). Start from all zeros;
+ * gs_cuda_integral_2d allocates and grows it (freeing the old buffer waits for the device)
+ * and counts the launches that tag its words; gs_cuda_integral_scratch_free releases it.
+ * Calls that share one must run in order (one stream, or streams ordered by events).
+ */
+typedef struct gs_cuda_integral_scratch {
+    void *d;           /* device buffer, NULL until the first call */
+    size_t bytes;      /* its size */
+    uint32_t launches; /* launches since it was last zeroed */
+} gs_cuda_integral_scratch;
+
+/*
  * Summed-area table of a strip, continuing from earlier strips: d_carry holds `width`
  * values of out_bits, the table's row just above this strip (each column's running sum of
  * the row prefixes so far; zeros before the first strip). On return the strip's table is
- * in d_dst and d_carry holds its last row.
+ * in d_dst and d_carry holds its last row. Rows of up to 16384 pixels take one pass over
+ * the input in tiles (scratch is their look-back's); wider rows a row pass and a column pass.
  */
 cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, void *d_dst,
                                 size_t dst_pitch, uint32_t width, uint32_t rows,
                                 uint32_t in_bits, uint32_t out_bits, void *d_carry,
-                                cudaStream_t stream);
+                                gs_cuda_integral_scratch *scratch, cudaStream_t stream);
+
+/* Free a scratch's device buffer (waits for the device) and zero the struct. */
+void gs_cuda_integral_scratch_free(gs_cuda_integral_scratch *scratch);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,6 @@
 /* integral.cu: integral rows (inclusive prefix sum of each row) and the summed-area table over strips, on the GPU. */
 #include "cuda_kernels.h"
 #include "launch_common.cuh"
-#include "mbarrier.cuh"
 
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -20,21 +19,11 @@
  * Results go out through a per-warp shared staging area so every global store is a
  * 16-byte vector of a contiguous 512-byte run.
  *
- * Integral 2d, rows up to kBandSpan pixels: the strip is cut into bands of a few dozen rows,
- * and three kernels move about 10 bytes a pixel (u8 -> u64) instead of 25:
- *  1. band_sums_kernel reads the input once and writes each band's column totals into the
- *     band's first output row;
- *  2. band_prefix_kernel walks each column down the bands, replacing those totals by the
- *     column's sum over everything above the band (starting from d_carry, the table's row
- *     above the strip, differenced back into column sums);
- *  3. band_table_kernel gives each band to one block: the block's threads own 16 columns
- *     each for the whole band, start from the table's row above the band (the row prefix of
- *     step 2's sums) and add each row's prefix sum, kept in the block's shared memory; the
- *     block of the last band leaves its last row in d_carry.
- * Steps 2 and 3 are launched so that they may start while the step before ends
- * (launch_after_previous), and wait for its results first (wait_for_previous_grid).
- * Wider rows take the row pass above, then a column pass that walks down the rows adding
- * each row to the running column sums.
+ * Integral 2d, rows up to kTiledSpan pixels: one kernel reads each pixel once and writes the
+ * table once, in tiles of a warp chunk's columns and 64 rows (32 of u16) that find what lies
+ * above and left of them by decoupled look-back (tile_table_kernel below). Wider rows take
+ * the row pass above, then a column pass that walks down the rows adding each row to the
+ * running column sums.
  */
 
 using namespace gs_cuda;
@@ -60,34 +49,12 @@ template <typename Tout> __host__ __device__ constexpr int stage_stride()
 constexpr int kColumnUnroll = 16;
 constexpr int kColumnThreads = 256;
 
-/* Banded summed-area table: a block of up to kBandThreads threads owns a whole row, one
- * warp chunk (kChunkPix pixels) a warp, and a band of kBandRowsMin..kBandRowsMax rows. The
- * band height aims at kBandWaves blocks for each SM (one fits at a time), so that no last
- * wave runs a few blocks alone; strips taller than kBandRowsMax x that give more bands. */
-constexpr int kBandThreads = 1024;
-constexpr uint32_t kBandSpan = (uint32_t)kBandThreads / kWarp * kChunkPix; /* 16384 */
-constexpr uint32_t kBandRowsMin = 8, kBandRowsMax = 64, kBandWaves = 2;
-constexpr int kBandSumThreads = 256;
-/* Four blocks of the band sums an SM (at most 64 registers a thread): a 16384-row strip's
- * blocks then fill two whole waves on an H200 (ncu, 16384^2 u8, before the ring below: 124
- * us; with 79 registers, three blocks an SM and 2.64 waves, 142 us; with the ring, six
- * blocks of 24 KiB rings took 136 us against four of 48 KiB, 84 us). */
-constexpr int kBandSumBlocksPerSm = 4;
-/* Shared memory of a band-sums block for the rows it has in flight (cp.async): 48 KiB, 12
- * rows of u8 or 6 of u16, so four blocks an SM keep 192 KiB of input on its way (ncu,
- * 16384^2 u8: 84 us; 32 KiB 90-92 us; two rows' loads unrolled into registers, before the
- * ring, 124-128 us). */
-constexpr uint32_t kSumsRingBytes = 48 * 1024;
-/* Band prefix: a block takes kPrefixCols columns (a warp's loads are one run) and splits
- * the bands into kPrefixGroups runs, a warp each, whose totals it adds up in shared memory
- * (ncu, 261 bands: 20 us; a thread walking a column's bands alone, 23 us). */
-constexpr int kPrefixCols = kWarp;
-constexpr int kPrefixGroups = 16;
-constexpr int kPrefixUnroll = 8; /* loads in flight a thread */
+/* The one-pass table takes rows of at most kTiledSpan pixels (its tiles' published words
+ * hold a row's sum in 32 bits); wider rows take the row pass and the column pass. */
+constexpr uint32_t kTiledSpan = 32 * kChunkPix; /* 16384 */
 
 static_assert(kScanWarps == 8, "row groups of 1, 2, 4 or 8 warps divide the block");
-static_assert((uint64_t)kBandSpan * 65535u <= UINT32_MAX, "a band row's prefix fits 32 bits");
-static_assert((uint64_t)kBandRowsMax * 65535u <= UINT32_MAX, "a band's column total fits 32 bits");
+static_assert((uint64_t)kTiledSpan * 65535u <= UINT32_MAX, "a row's sum in the tiled table fits 32 bits");
 static_assert(kScanPix % 16 == 0, "a lane's chunk is whole 16-byte vectors of u8 and u16");
 
 /* ---- device helpers ---- */
@@ -111,14 +78,14 @@ __device__ __forceinline__ uint32_t sample_of(const LaneRaw<Tin> &raw, int i)
 
 /* Load a lane's pixels [x, x + kScanPix); whole vectors when inside the row, else scalar
  * loads with zeros past the end. */
-template <typename Tin>
+template <typename Tin, bool kKeepInL2 = false>
 __device__ __forceinline__ void load_lane(const Tin *row, long x, uint32_t width, bool live,
                                           LaneRaw<Tin> &raw)
 {
     if (live && x + kScanPix <= (long)width) {
 #pragma unroll
         for (int i = 0; i < LaneRaw<Tin>::kVecs; ++i)
-            raw.v[i] = __ldcs((const uint4 *)(row + x) + i);
+            raw.v[i] = kKeepInL2 ? __ldcg((const uint4 *)(row + x) + i) : __ldcs((const uint4 *)(row + x) + i);
     } else {
         uint32_t w[LaneRaw<Tin>::kVecs * 4] = {};
 #pragma unroll
@@ -147,13 +114,6 @@ template <typename T> __device__ __forceinline__ T warp_inclusive_scan(T x, uint
         if (lane >= (uint32_t)o) x += n;
     }
     return x;
-}
-
-/* Lane j: the sum of s_tot[0..j] (entries at or past `count` count as 0). */
-template <typename T>
-__device__ __forceinline__ T incl_of_warps(const T *s_tot, uint32_t count, uint32_t lane)
-{
-    return warp_inclusive_scan(lane < count ? s_tot[lane] : (T)0, lane);
 }
 
 /* Four u32 or two u64 sums base[i..] + off as one 16-byte vector. */
@@ -211,26 +171,6 @@ __device__ __forceinline__ void store_chunk(Tout *out, long cx, uint32_t width, 
     __syncwarp();
     copy_chunk_out(out, cx, width, live, stage, lane);
     __syncwarp(); /* staging reads done before the next chunk writes it */
-}
-
-/* Wait until the grid this one was launched after (programmatic dependent launch,
- * launch_after_previous) has finished and its writes are visible; at once when launched
- * the ordinary way. */
-__device__ __forceinline__ void wait_for_previous_grid()
-{
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-}
-
-/* Copy 16 bytes from global to shared memory without registers (cp.async, L2 only). */
-__device__ __forceinline__ void copy16_async(uint32_t smem_dst, const void *gsrc)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_dst), "l"(gsrc) : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-/* Wait until at most kPending of this thread's latest copy groups are still in flight. */
-template <int kPending> __device__ __forceinline__ void copy_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 
 /* ---- kernels ---- */
@@ -302,19 +242,12 @@ __global__ void __launch_bounds__(kScanThreads)
     }
 }
 
-/* What walk_column leaves in each value it walks over. */
-enum class ColumnWalk {
-    kSum,       /* nothing: the values stay as they are */
-    kInclusive, /* the sum through the value */
-    kExclusive  /* the sum before the value */
-};
-
 /*
  * Walk one column x of `count` Tout values `step` bytes apart from `base`, adding them up
- * from `start`, and scan them in place as kWalk says. Loads of kUnroll values go out before
- * their dependent adds. Returns the column's total including `start`.
+ * from `start` and leaving each value's running sum in its place. Loads of kUnroll values
+ * go out before their dependent adds. Returns the column's total including `start`.
  */
-template <int kUnroll, ColumnWalk kWalk, typename Tout>
+template <int kUnroll, typename Tout>
 __device__ __forceinline__ Tout walk_column(char *base, size_t step, uint32_t count, uint32_t x,
                                             Tout start)
 {
@@ -325,18 +258,11 @@ __device__ __forceinline__ Tout walk_column(char *base, size_t step, uint32_t co
 #pragma unroll
         for (int j = 0; j < kUnroll; ++j) v[j] = ((const Tout *)(base + (size_t)(i + j) * step))[x];
 #pragma unroll
-        for (int j = 0; j < kUnroll; ++j) {
-            const Tout before = run;
-            run += v[j];
-            if (kWalk != ColumnWalk::kSum)
-                ((Tout *)(base + (size_t)(i + j) * step))[x] = kWalk == ColumnWalk::kInclusive ? run : before;
-        }
+        for (int j = 0; j < kUnroll; ++j) ((Tout *)(base + (size_t)(i + j) * step))[x] = run += v[j];
     }
     for (; i < count; ++i) {
         Tout *p = (Tout *)(base + (size_t)i * step) + x;
-        const Tout before = run;
-        run += *p;
-        if (kWalk != ColumnWalk::kSum) *p = kWalk == ColumnWalk::kInclusive ? run : before;
+        *p = run += *p;
     }
     return run;
 }
@@ -353,249 +279,367 @@ __global__ void __launch_bounds__(kColumnThreads)
                        Tout *carry)
 {
     const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x < width) carry[x] = walk_column<kColumnUnroll, ColumnWalk::kInclusive>(dst, dst_pitch, rows, x, carry[x]);
+    if (x < width) carry[x] = walk_column<kColumnUnroll>(dst, dst_pitch, rows, x, carry[x]);
 }
 
 /*
- * Banded table, step 1: the column totals of each band of `band` rows, written as Tout into
- * the band's first output row. Thread = kScanPix columns (one lane load) of one band; the
- * band is blockIdx.x (grid.y would stop at 65535 bands, a strip of 4 M rows), the column
- * block blockIdx.y (at most kBandSpan / kScanPix / kBandSumThreads = 4). The rows come
- * through a ring of shared memory by cp.async, kRing - 1 of them in flight, each thread's
- * bytes in its own slots (no barrier); a thread reaching past the row end loads directly.
- * Consecutive blocks take the same columns of consecutive bands: a band's column blocks
- * side by side took twice as long (ncu, 16384^2 u8: 173 us against 84).
+ * Summed-area table in one pass (rows up to kTiledSpan, launches of up to kTileStripRows
+ * rows): tiles of kTileCols columns (one warp chunk) and tile_rows<Tin>() rows, taken in
+ * row-major ticket order (an atomic counter, so a tile waits only for tiles that already
+ * run or ran). A block reads its tile's rows (warp w: tile_rows_per_warp of them, lane l:
+ * kScanPix columns of each), publishes the tile's row totals and column totals, and looks
+ * back as a single-pass scan does (decoupled look-back): along its band it adds every left
+ * tile's row totals (a band's tiles start together, so none would be inclusive yet); up
+ * its stripe it walks the tiles above until one is inclusive, per column and, in warp 0,
+ * for the corner (everything above and to the left); the three walks' first reads go out
+ * together. Then each warp reads its rows again (from L2, where the first read asked them
+ * kept) and adds their prefix sums to a running table row in its staging area, stored a
+ * row at a time. DRAM sees each pixel read once and the table written once.
+ * Every published value is a 64-bit word, its launch's tag above a 32-bit value, written
+ * and read whole: no fence or flag orders anything, and nothing is cleared between
+ * launches (the tag changes). Sums are strip-local; d_carry (the table row above the strip)
+ * is added to each column, and the launcher copies the strip's last row into it after.
  */
-template <typename Tin, typename Tout>
-__global__ void __launch_bounds__(kBandSumThreads, kBandSumBlocksPerSm)
-    band_sums_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
-                     uint32_t width, uint32_t rows, uint32_t band)
+constexpr int kTileWarps = 16;
+constexpr int kTileThreads = kTileWarps * kWarp;
+constexpr uint32_t kTileCols = kChunkPix;
+static_assert(kTileCols == (uint32_t)kTileThreads, "one thread a column in the column steps");
+/* Rows of a warp in a tile: 4 of u8, 2 of u16, loaded at once (16 registers). Taller tiles
+ * (8 or 16 rows a warp, fewer look-backs) and 2 rows measured slower on an H200
+ * (bench/NOTES.md, tenth step). */
+template <typename Tin> __host__ __device__ constexpr int tile_rows_per_warp() { return 4 / (int)sizeof(Tin); }
+template <typename Tin> __host__ __device__ constexpr uint32_t tile_rows()
 {
-    constexpr int kVecs = LaneRaw<Tin>::kVecs;
-    constexpr uint32_t kStageBytes = kBandSumThreads * kVecs * 16u; /* one row of the block */
-    constexpr int kRing = (int)(kSumsRingBytes / kStageBytes);      /* rows in the ring */
-    static_assert(kRing >= 2, "the ring holds a row in flight beside the one being read");
-    __shared__ __align__(16) unsigned char s_ring[kRing * kStageBytes];
-    const long x = ((long)blockIdx.y * blockDim.x + threadIdx.x) * kScanPix;
-    const uint32_t y0 = blockIdx.x * band;
-    const uint32_t y1 = y0 + band < rows ? y0 + band : rows;
-    if (x >= (long)width) return; /* no barrier or shuffle below */
-    uint32_t sum[kScanPix] = {};
-    const bool whole = x + kScanPix <= (long)width;
-    if (whole) {
-        const uint32_t off = threadIdx.x * kVecs * 16u, mine = smem_addr(s_ring) + off;
-        const uint32_t n = y1 - y0;
-        auto issue = [&](uint32_t i) {
-            const char *p = src + (size_t)(y0 + i) * src_pitch + x * (long)sizeof(Tin);
-#pragma unroll
-            for (int v = 0; v < kVecs; ++v)
-                copy16_async(mine + (i % kRing) * kStageBytes + v * 16u, p + v * 16);
-        };
-#pragma unroll
-        for (int i = 0; i < kRing - 1; ++i) {
-            if ((uint32_t)i < n) issue(i);
-            copy_async_commit();
-        }
-        for (uint32_t i = 0; i < n; ++i) {
-            if (i + kRing - 1 < n) issue(i + kRing - 1);
-            copy_async_commit();
-            copy_async_wait<kRing - 1>(); /* row i's group is complete */
-            LaneRaw<Tin> raw;
-#pragma unroll
-            for (int v = 0; v < kVecs; ++v)
-                raw.v[v] = *(const uint4 *)(s_ring + off + (i % kRing) * kStageBytes + v * 16u);
-#pragma unroll
-            for (int k = 0; k < kScanPix; ++k) sum[k] += sample_of(raw, k);
-        }
-    } else {
-        for (uint32_t y = y0; y < y1; ++y) {
-            LaneRaw<Tin> raw;
-            load_lane((const Tin *)(src + (size_t)y * src_pitch), x, width, true, raw);
-#pragma unroll
-            for (int i = 0; i < kScanPix; ++i) sum[i] += sample_of(raw, i);
-        }
-    }
-    Tout *out = (Tout *)(dst + (size_t)y0 * dst_pitch) + x;
-    Tout wide[kScanPix];
-#pragma unroll
-    for (int i = 0; i < kScanPix; ++i) wide[i] = (Tout)sum[i];
-    if (whole) {
-        constexpr int kPerVec = 16 / (int)sizeof(Tout);
-#pragma unroll
-        for (int i = 0; i < kScanPix; i += kPerVec) ((uint4 *)out)[i / kPerVec] = vec_of(wide, i, (Tout)0);
-    } else {
-#pragma unroll
-        for (int i = 0; i < kScanPix; ++i)
-            if (x + i < (long)width) out[i] = wide[i];
-    }
+    return (uint32_t)(kTileWarps * tile_rows_per_warp<Tin>());
 }
+constexpr uint32_t kTileRowsMax = kTileWarps * 4;
+/* Rows of one launch: a column's sum over them fits the 32 bits of a published word. */
+constexpr uint32_t kTileStripRows = 65536;
+constexpr uint32_t kTileStripesMax = kTiledSpan / kTileCols;
+static_assert((uint64_t)kTileStripRows * 65535u <= UINT32_MAX, "a column's sum in a launch fits 32 bits");
+static_assert((uint64_t)kTileRowsMax * 255u * kTileCols <= UINT32_MAX &&
+                  (uint64_t)kTileRowsMax / 2 * 65535u * kTileCols <= UINT32_MAX,
+              "a tile's column sums and their row prefix fit 32 bits");
+/* Threads adding one row's left tiles: each takes every kHorizGroups-th of them. */
+template <typename Tin> __host__ __device__ constexpr uint32_t horiz_groups() { return kTileThreads / tile_rows<Tin>(); }
+constexpr int kLookWindow = 4; /* tiles above read at once */
+/* A tile row's per-column values in shared memory, one pad word after each lane's kScanPix
+ * columns: a lane reading its own columns in order hits other banks than its neighbours
+ * (unpadded, 32 lanes 128 or 64 bytes apart met in one bank: 85% of the L1 pipe). */
+__host__ __device__ constexpr uint32_t padded_col(uint32_t c) { return c + c / kScanPix; }
+constexpr uint32_t kTileColsPadded = padded_col(kTileCols);
 
-/*
- * Banded table, step 2: down each column, the band totals in the bands' first rows become
- * the column's sum over all rows above the band, the rows above the strip included: those
- * come from d_carry (a table row) as carry[x] - carry[x - 1], modulo 2^bits like every sum.
- * A block takes kPrefixCols columns; warp g the g-th of kPrefixGroups runs of bands. Each
- * warp sums its run, the block adds the runs' totals in shared memory, and each warp then
- * scans its run from the sum of the runs above it (those loads hit L2).
- */
-template <typename Tout>
-__global__ void __launch_bounds__(kPrefixCols * kPrefixGroups)
-    band_prefix_kernel(char *dst, size_t dst_pitch, uint32_t width, uint32_t bands,
-                       uint32_t band, const Tout *carry)
-{
-    __shared__ Tout s_run[kPrefixGroups][kPrefixCols];
-    const uint32_t c = threadIdx.x % kPrefixCols, g = threadIdx.x / kPrefixCols;
-    wait_for_previous_grid();
-    const uint32_t x = blockIdx.x * kPrefixCols + c;
-    const uint32_t per = (bands + kPrefixGroups - 1) / kPrefixGroups;
-    const uint32_t b0 = g * per < bands ? g * per : bands;
-    const uint32_t b1 = b0 + per < bands ? b0 + per : bands;
-    const size_t step = (size_t)band * dst_pitch;
-    char *base = dst + (size_t)b0 * step;
-    s_run[g][c] = x < width ? walk_column<kPrefixUnroll, ColumnWalk::kSum>(base, step, b1 - b0, x, (Tout)0)
-                            : (Tout)0;
-    __syncthreads();
-    if (x >= width) return; /* no barrier below */
-    Tout before = carry[x] - (x > 0 ? carry[x - 1] : (Tout)0);
-    for (uint32_t j = 0; j < g; ++j) before += s_run[j][c];
-    walk_column<kPrefixUnroll, ColumnWalk::kExclusive>(base, step, b1 - b0, x, before);
-}
-
-/*
- * The sum of everything left of this lane along a row held by a block (warp w holds chunk
- * w, a lane kScanPix pixels in row order), once every warp's total is in s_tot (lane 31's
- * inclusive scan, published before a barrier): `incl` is the lane's inclusive scan within
- * its warp, `lane_total` its own total.
- */
-template <typename T>
-__device__ __forceinline__ T left_of_lane(const T *s_tot, uint32_t warps, uint32_t lane,
-                                          uint32_t warp, T incl, T lane_total)
-{
-    /* the warps' totals, scanned by every warp: lane j holds warps 0..j */
-    const T wt = incl_of_warps(s_tot, warps, lane);
-    const T left_warps = warp > 0 ? __shfl_sync(kFullMask, wt, warp - 1) : (T)0;
-    return left_warps + (incl - lane_total);
-}
-
-/* left_of_lane given only the lane's own total: scans and publishes the warps' totals at one
- * barrier. s_tot is read by pass parity, so the next call may write the other half without
- * a second barrier. */
-template <typename T>
-__device__ __forceinline__ T block_lane_offset(T lane_total, T *s_tot, uint32_t warps,
-                                               uint32_t lane, uint32_t warp)
-{
-    const T incl = warp_inclusive_scan(lane_total, lane);
-    if (lane == kWarp - 1) s_tot[warp] = incl;
-    __syncthreads();
-    return left_of_lane(s_tot, warps, lane, warp, incl, lane_total);
-}
-
-/* The band table kernel's static shared memory (banded_table_fits counts it): the warps'
- * totals of a band's first row by band parity, and of each row by row parity. */
-template <typename Tout> struct BandTableShared {
-    Tout band_tot[2][kBandThreads / kWarp];
-    uint32_t row_tot[2][kBandThreads / kWarp];
+/* The published words, in one device allocation (tile_layout): per tile. */
+struct TileScratch {
+    uint32_t *ticket;            /* next tile to take; the last block out resets it */
+    unsigned long long *row;     /* [kTileRowsMax]: row totals */
+    unsigned long long *col;     /* [kTileCols]: column totals, then sums down to the tile's end */
+    unsigned long long *cor_agg; /* [2]: the band's sum left of the tile, low and high words */
+    unsigned long long *cor_inc; /* [2]: the corner below the tile (all above it and left) */
 };
 
-/*
- * Banded table, step 3: one block a band (grid-strided), up to kBandThreads threads, warp
- * w owning pixels [w * kChunkPix, +kChunkPix) of every row, lane l kScanPix of them. The
- * running table row lives in the warps' staging areas (lane l's values at stage + l *
- * stage_stride), not in registers, which the kernel had spilled: it starts as the row
- * above the band (the row prefix of the column sums step 2 left in the band's first row),
- * each row adds its own prefix sum there, and the warp copies its chunk out
- * (copy_chunk_out). A row's lane totals are scanned across the block through s_row_tot, by
- * row parity: each warp publishes row y + 1's totals before it stores row y, and the
- * block's one barrier a row comes after the stores, so they overlap the wait (a barrier
- * between a row's totals and its scan cost 5% on an H200; an mbarrier in its place was
- * 0.5% faster still, but compute-sanitizer's racecheck cannot see its ordering).
- * The next row's input is loaded one row ahead.
- */
-template <typename Tin, typename Tout>
-__global__ void __launch_bounds__(kBandThreads)
-    band_table_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
-                      uint32_t width, uint32_t rows, uint32_t band, Tout *carry)
+/* A published word: tag (epoch * 2 + inclusive) above the value. */
+__device__ __forceinline__ void publish(unsigned long long *p, uint32_t tag, uint32_t v)
 {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"((unsigned long long)tag << 32 | v)
+                 : "memory");
+}
+__device__ __forceinline__ unsigned long long peek(const unsigned long long *p)
+{
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    return w;
+}
+__device__ __forceinline__ bool of_epoch(unsigned long long w, uint32_t epoch)
+{
+    return (uint32_t)(w >> 33) == epoch;
+}
+/* A probe build (GS_TILE_SPIN_LIMIT) traps a wait that never ends instead of hanging. */
+__device__ __forceinline__ void spin_guard(uint32_t spins)
+{
+#ifdef GS_TILE_SPIN_LIMIT
+    if (spins > (uint32_t)(GS_TILE_SPIN_LIMIT)) __trap();
+#else
+    (void)spins;
+#endif
+}
+/* The word at p once this launch has published it; w is a first read of it. */
+__device__ __forceinline__ unsigned long long await_word(const unsigned long long *p, unsigned long long w,
+                                                         uint32_t epoch)
+{
+    for (uint32_t spins = 0; !of_epoch(w, epoch); ++spins) {
+        spin_guard(spins);
+        w = peek(p);
+    }
+    return w;
+}
+
+/* The first kLookWindow words up a stripe from tile t (b bands above it), word `base` of
+ * each tile (`tile_words` apart), read at once. */
+struct LookWindow {
+    unsigned long long w[kLookWindow];
+};
+__device__ __forceinline__ void look_start(LookWindow &v, const unsigned long long *base, size_t tile_words,
+                                           uint32_t t, uint32_t b, uint32_t stripes)
+{
+#pragma unroll
+    for (int k = 0; k < kLookWindow; ++k)
+        v.w[k] = b > (uint32_t)k ? peek(base + (size_t)(t - (k + 1) * stripes) * tile_words) : 0;
+}
+/* The sum of the words above until an inclusive one (band 0's are), from the window
+ * look_start read, then kLookWindow tiles at a time. */
+__device__ __forceinline__ uint32_t look_finish(LookWindow &v, const unsigned long long *base,
+                                                size_t tile_words, uint32_t t, uint32_t b,
+                                                uint32_t stripes, uint32_t epoch)
+{
+    uint32_t sum = 0;
+    while (b > 0) {
+#pragma unroll
+        for (int k = 0; k < kLookWindow; ++k) {
+            if (b <= (uint32_t)k) return sum;
+            const unsigned long long w =
+                await_word(base + (size_t)(t - (k + 1) * stripes) * tile_words, v.w[k], epoch);
+            sum += (uint32_t)w;
+            if ((w >> 32) & 1u) return sum;
+        }
+        b -= kLookWindow;
+        t -= kLookWindow * stripes;
+        look_start(v, base, tile_words, t, b, stripes);
+    }
+    return sum;
+}
+
+/* The corner of tile t (b bands above it), in every lane of the calling warp: lane k reads
+ * tile b - 1 - k's pair of words, inclusive if both are there, else its aggregate pair
+ * (a reader must not pair halves of different kinds; band 0 publishes only the
+ * inclusive pair), and the warp adds the aggregates up to the first inclusive one. */
+__device__ __forceinline__ unsigned long long corner_above(const TileScratch &sc, uint32_t t, uint32_t b,
+                                                           uint32_t stripes, uint32_t epoch, uint32_t lane)
+{
+    unsigned long long sum = 0;
+    while (b > 0) {
+        const uint32_t n = b < (uint32_t)kWarp ? b : (uint32_t)kWarp;
+        unsigned long long v = 0;
+        bool inclusive = false;
+        if (lane < n) {
+            const size_t tp = (size_t)t - (size_t)(lane + 1) * stripes;
+            const unsigned long long *inc = sc.cor_inc + tp * 2, *agg = sc.cor_agg + tp * 2;
+            for (uint32_t spins = 0;; ++spins) {
+                const unsigned long long il = peek(inc), ih = peek(inc + 1);
+                if (of_epoch(il, epoch) && of_epoch(ih, epoch)) {
+                    v = (unsigned long long)(uint32_t)ih << 32 | (uint32_t)il;
+                    inclusive = true;
+                    break;
+                }
+                const unsigned long long al = peek(agg), ah = peek(agg + 1);
+                if (of_epoch(al, epoch) && of_epoch(ah, epoch)) {
+                    v = (unsigned long long)(uint32_t)ah << 32 | (uint32_t)al;
+                    break;
+                }
+                spin_guard(spins);
+            }
+        }
+        const uint32_t incs = __ballot_sync(kFullMask, inclusive);
+        const uint32_t last = incs ? (uint32_t)__ffs(incs) - 1 : n - 1;
+        sum += warp_sum(lane <= last ? v : 0ull);
+        if (incs) return sum;
+        b -= n;
+        t -= n * stripes;
+    }
+    return sum;
+}
+
+template <typename Tout> struct TileShared {
+    uint32_t ticket;
+    /* the carry row at the tile's columns, then the column sums above the tile plus the
+     * carry row's differences */
+    Tout above[kTileColsPadded];
+    Tout corner;
+};
+
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(kTileThreads, 2)
+    tile_table_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                      uint32_t width, uint32_t rows, uint32_t stripes, uint32_t tiles,
+                      const Tout *carry, TileScratch sc, uint32_t epoch)
+{
+    constexpr int kRpw = tile_rows_per_warp<Tin>();
+    constexpr uint32_t kRows = tile_rows<Tin>();
+    constexpr uint32_t kGroups = horiz_groups<Tin>();
+    constexpr uint32_t kLeftPerThread = (kTileStripesMax + kGroups - 1) / kGroups;
+    constexpr uint32_t kLeftWindow = kLeftPerThread < 4 ? kLeftPerThread : 4; /* left tiles read at once */
     constexpr int kStride = stage_stride<Tout>();
     constexpr int kPerVec = 16 / (int)sizeof(Tout);
-    __shared__ BandTableShared<Tout> sh;
-    Tout (&s_tot)[2][kBandThreads / kWarp] = sh.band_tot;
-    uint32_t (&s_row_tot)[2][kBandThreads / kWarp] = sh.row_tot;
-    extern __shared__ __align__(16) unsigned char s_dyn[];   /* staging, a slot per warp */
-    const uint32_t lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-    const uint32_t warps = blockDim.x / kWarp;
+    __shared__ TileShared<Tout> sh;
+    extern __shared__ __align__(16) unsigned char s_dyn[]; /* staging, then column partials */
+    const uint32_t lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp, c = threadIdx.x;
     Tout *stage = (Tout *)s_dyn + (size_t)warp * kWarp * kStride;
-    Tout *slot = stage + lane * kStride; /* this lane's kScanPix values of the table row */
-    const long x = (long)warp * kChunkPix + (long)lane * kScanPix;
-    const uint32_t bands = (rows + band - 1) / band;
-    uint32_t parity = 0;           /* s_tot's half for the next band start */
-    uint32_t q = 0;                /* s_row_tot's half for the next row */
-    wait_for_previous_grid(); /* the band prefix's results */
+    Tout *slot = stage + lane * kStride;
+    uint32_t *s_part = (uint32_t *)((Tout *)s_dyn + (size_t)kTileWarps * kWarp * kStride);
+    uint32_t *s_left_part = (uint32_t *)s_dyn; /* in the staging, unused until the table rows */
+    const uint32_t tag_agg = epoch * 2, tag_incl = epoch * 2 + 1;
 
-    /* A row's lane total and the warp's inclusive scan of them; lane 31 publishes the warp's
-     * total in s_row_tot[q]. */
-    auto publish_row = [&](const LaneRaw<Tin> &raw, uint32_t &lane_total, uint32_t &incl) {
-        lane_total = 0;
-#pragma unroll
-        for (int i = 0; i < kScanPix; ++i) lane_total += sample_of(raw, i);
-        incl = warp_inclusive_scan(lane_total, lane);
-        if (lane == kWarp - 1) s_row_tot[q][warp] = incl;
-    };
-
-    for (uint32_t b = blockIdx.x; b < bands; b += gridDim.x) {
-        const uint32_t y0 = b * band, y1 = y0 + band < rows ? y0 + band : rows;
-        {
-            /* the table's row above the band: the row prefix of the column sums above it */
-            Tout acc[kScanPix];
-            const Tout *above = (const Tout *)(dst + (size_t)y0 * dst_pitch);
-#pragma unroll
-            for (int i = 0; i < kScanPix; ++i)
-                acc[i] = x + i < (long)width ? above[x + i] : (Tout)0;
-#pragma unroll
-            for (int i = 1; i < kScanPix; ++i) acc[i] += acc[i - 1];
-            const Tout off = block_lane_offset(acc[kScanPix - 1], s_tot[parity], warps, lane, warp);
-            parity ^= 1u;
-#pragma unroll
-            for (int i = 0; i < kScanPix; i += kPerVec) *(uint4 *)(slot + i) = vec_of(acc, i, off);
+    for (;;) {
+        if (threadIdx.x == 0) {
+            const uint32_t t = atomicAdd(sc.ticket, 1u);
+            if (t == tiles + gridDim.x - 1) *sc.ticket = 0; /* every block has drawn its last */
+            sh.ticket = t;
         }
-        LaneRaw<Tin> cur, next{};
-        load_lane((const Tin *)(src + (size_t)y0 * src_pitch), x, width, true, cur);
-        uint32_t lane_total, incl;
-        publish_row(cur, lane_total, incl);
-        for (uint32_t y = y0; y < y1; ++y) {
-            __syncthreads(); /* every warp has published this row's totals */
-            uint32_t run = left_of_lane(s_row_tot[q], warps, lane, warp, incl, lane_total);
-            q ^= 1u; /* the next row's half */
-            /* this row's prefix into the table row, a 16-byte vector at a time */
+        __syncthreads(); /* also: the last tile's shared values are no longer read */
+        const uint32_t t = sh.ticket;
+        if (t >= tiles) return;
+        const uint32_t b = t / stripes, s = t % stripes;
+        const uint32_t y0 = b * kRows, yw = y0 + warp * kRpw;
+        const uint32_t x0 = s * kTileCols;
+        const long x = (long)x0 + (long)lane * kScanPix;
+        auto row_of = [&](uint32_t y) { return (const Tin *)(src + (size_t)y * src_pitch); };
+
+        /* the tile's rows (kept in L2 for the second read below): their totals published,
+         * each lane's offset in its row kept, the lane's column totals into s_part */
+        uint32_t excl[kRpw];
+        {
+            LaneRaw<Tin> raw[kRpw];
+#pragma unroll
+            for (int r = 0; r < kRpw; ++r)
+                load_lane<Tin, true>(row_of(yw + r), x, width, yw + r < rows, raw[r]);
+            /* after the rows' loads are issued, not before: its store to shared memory waits */
+            sh.above[padded_col(c)] = x0 + c < width ? carry[x0 + c] : (Tout)0;
+            uint32_t col[kScanPix] = {};
+#pragma unroll
+            for (int r = 0; r < kRpw; ++r) {
+                uint32_t tot = 0;
+#pragma unroll
+                for (int i = 0; i < kScanPix; ++i) {
+                    const uint32_t v = sample_of(raw[r], i);
+                    tot += v;
+                    col[i] += v;
+                }
+                const uint32_t incl = warp_inclusive_scan(tot, lane);
+                excl[r] = incl - tot;
+                if (lane == kWarp - 1) publish(sc.row + (size_t)t * kTileRowsMax + warp * kRpw + r, tag_agg, incl);
+            }
+            uint32_t *part = s_part + warp * kTileColsPadded + padded_col(lane * kScanPix);
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) part[i] = col[i];
+        }
+        __syncthreads();
+
+        /* column c: the warps' partials become exclusive sums down the tile, and its total is
+         * published (inclusive in band 0) */
+        uint32_t col_tot = 0;
+        for (int w = 0; w < kTileWarps; ++w) {
+            uint32_t *part = s_part + w * kTileColsPadded + padded_col(c);
+            const uint32_t v = *part;
+            *part = col_tot;
+            col_tot += v;
+        }
+        unsigned long long *my_col = sc.col + (size_t)t * kTileCols + c;
+        publish(my_col, b == 0 ? tag_incl : tag_agg, col_tot);
+        const Tout carry_diff = sh.above[padded_col(c)] - (c > 0 ? sh.above[padded_col(c - 1)] : (Tout)0);
+
+        /* The three look-backs, their first reads issued together: along the band, row j's
+         * total in every tile left of this one (kGroups threads a row); up the stripe, column
+         * c's sum above the tile; and the corner (warp 0). */
+        const uint32_t hj = c % kRows, hg = c / kRows;
+        const unsigned long long *hp = sc.row + (size_t)(t - s) * kTileRowsMax + hj;
+        unsigned long long hw[kLeftWindow];
+        auto left_start = [&](uint32_t k0) {
+#pragma unroll
+            for (uint32_t k = 0; k < kLeftWindow; ++k) {
+                const uint32_t sp = hg + (k0 + k) * kGroups;
+                hw[k] = sp < s ? peek(hp + (size_t)sp * kTileRowsMax) : 0;
+            }
+        };
+        left_start(0);
+        LookWindow vw;
+        look_start(vw, sc.col + c, kTileCols, t, b, stripes);
+        uint32_t left = 0;
+        for (uint32_t k0 = 0; k0 < kLeftPerThread; k0 += kLeftWindow) {
+            if (k0 > 0) left_start(k0);
+#pragma unroll
+            for (uint32_t k = 0; k < kLeftWindow; ++k) {
+                const uint32_t sp = hg + (k0 + k) * kGroups;
+                if (sp < s) left += (uint32_t)await_word(hp + (size_t)sp * kTileRowsMax, hw[k], epoch);
+            }
+        }
+        s_left_part[c] = left;
+        const uint32_t above = look_finish(vw, sc.col + c, kTileCols, t, b, stripes, epoch);
+        const unsigned long long corner = warp == 0 ? corner_above(sc, t, b, stripes, epoch, lane) : 0;
+        __syncthreads();
+
+        /* from the left tiles' row totals: the sum left of the tile, all of it and the rows
+         * before this warp's */
+        unsigned long long left_all = 0, left_before = 0;
+#pragma unroll
+        for (uint32_t i = lane; i < kTileThreads; i += kWarp) {
+            const uint32_t v = s_left_part[i];
+            left_all += v;
+            if (i % kRows < warp * (uint32_t)kRpw) left_before += v;
+        }
+        left_all = warp_sum(left_all);
+        left_before = warp_sum(left_before);
+        uint32_t row_left[kRpw]; /* s_left_part is staging once the table rows begin */
+#pragma unroll
+        for (int r = 0; r < kRpw; ++r) {
+            row_left[r] = 0;
+#pragma unroll
+            for (uint32_t g = 0; g < kGroups; ++g) row_left[r] += s_left_part[g * kRows + warp * kRpw + r];
+        }
+
+        /* publish the corner below this tile and its band's left sum, and column c inclusive */
+        if (c < 2) publish(sc.cor_inc + (size_t)t * 2 + c, tag_incl, (uint32_t)((corner + left_all) >> (32 * c)));
+        if (b > 0) {
+            if (c < 2) publish(sc.cor_agg + (size_t)t * 2 + c, tag_agg, (uint32_t)(left_all >> (32 * c)));
+            publish(my_col, tag_incl, above + col_tot);
+        }
+        if (c == 0) sh.corner = (Tout)corner;
+        sh.above[padded_col(c)] = (Tout)above + carry_diff; /* a prefix along the row gives the carry back */
+        __syncthreads();
+        if (yw >= rows) continue;
+
+        /* the table row above this warp's rows: carry + corner + rows left + prefix of the
+         * column sums above this warp's rows */
+        {
+            const uint32_t *part = s_part + warp * kTileColsPadded + padded_col(lane * kScanPix);
+            const Tout *ab = sh.above + padded_col(lane * kScanPix);
+            Tout lane_sum = 0;
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) lane_sum += ab[i] + part[i];
+            Tout run = warp_inclusive_scan(lane_sum, lane) - lane_sum + sh.corner + (Tout)left_before;
+#pragma unroll
+            for (int i = 0; i < kScanPix; i += kPerVec) {
+                Tout v[kPerVec];
+#pragma unroll
+                for (int k = 0; k < kPerVec; ++k) v[k] = (run += ab[i + k] + part[i + k]);
+                *(uint4 *)(slot + i) = vec_of(v, 0, (Tout)0);
+            }
+        }
+        /* each row, read again (from L2): its prefix sums added to the table row, stored */
+#pragma unroll
+        for (int r = 0; r < kRpw; ++r) {
+            const uint32_t y = yw + r;
+            if (y >= rows) break;
+            LaneRaw<Tin> raw;
+            load_lane<Tin, true>(row_of(y), x, width, true, raw);
+            uint32_t run = row_left[r] + excl[r];
 #pragma unroll
             for (int i = 0; i < kScanPix; i += kPerVec) {
                 uint4 v = *(const uint4 *)(slot + i);
                 if constexpr (sizeof(Tout) == 4) {
-                    v.x += (run += sample_of(cur, i));
-                    v.y += (run += sample_of(cur, i + 1));
-                    v.z += (run += sample_of(cur, i + 2));
-                    v.w += (run += sample_of(cur, i + 3));
+                    v.x += (run += sample_of(raw, i));
+                    v.y += (run += sample_of(raw, i + 1));
+                    v.z += (run += sample_of(raw, i + 2));
+                    v.w += (run += sample_of(raw, i + 3));
                 } else {
-                    const Tout a = ((Tout)v.y << 32 | v.x) + (run += sample_of(cur, i));
-                    const Tout c = ((Tout)v.w << 32 | v.z) + (run += sample_of(cur, i + 1));
-                    v = make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)c, (uint32_t)(c >> 32));
+                    const Tout a = ((Tout)v.y << 32 | v.x) + (run += sample_of(raw, i));
+                    const Tout d = ((Tout)v.w << 32 | v.z) + (run += sample_of(raw, i + 1));
+                    v = make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)d, (uint32_t)(d >> 32));
                 }
                 *(uint4 *)(slot + i) = v;
             }
-            if (y + 1 < y1) {
-                load_lane((const Tin *)(src + (size_t)(y + 1) * src_pitch), x, width, true, next);
-                publish_row(next, lane_total, incl);
-            }
-            __syncwarp(); /* the chunk's values are in */
-            copy_chunk_out((Tout *)(dst + (size_t)y * dst_pitch), (long)warp * kChunkPix, width,
-                           true, stage, lane);
-            __syncwarp(); /* the copy has read the row before the next one adds to it */
-            cur = next;
-        }
-        if (y1 == rows) {
-#pragma unroll
-            for (int i = 0; i < kScanPix; ++i)
-                if (x + i < (long)width) carry[x + i] = slot[i];
+            __syncwarp();
+            copy_chunk_out((Tout *)(dst + (size_t)y * dst_pitch), (long)x0, width, true, stage, lane);
+            __syncwarp();
         }
     }
 }
@@ -653,83 +697,121 @@ cudaError_t integral_rows(const void *d_src, size_t src_pitch, void *d_dst, size
     });
 }
 
-/* Threads of the band table's block: a warp for each kChunkPix pixels of the row. */
-uint32_t band_table_threads(uint32_t width) { return (width + kChunkPix - 1) / kChunkPix * kWarp; }
+/* ---- the one-pass tiled table: scratch and launch ---- */
 
-/* Dynamic shared memory of the band table's block for rows of `width` pixels: the per-warp
- * staging, 147 KiB for 16384 pixels of u64, more than some GPUs give a block (about 99 KiB
- * on compute capability 8.6, 8.9 and 12.0). */
-size_t band_table_smem(uint32_t width, size_t out_bytes)
+/* Byte offsets of TileScratch's arrays for `tiles` tiles. */
+struct TileLayout {
+    size_t row, col, cor_agg, cor_inc, total;
+};
+inline TileLayout tile_layout(uint64_t tiles)
 {
-    const size_t threads = band_table_threads(width);
-    const size_t stride = out_bytes == 4 ? stage_stride<uint32_t>() : stage_stride<unsigned long long>();
-    return threads * stride * out_bytes;
+    auto up = [](uint64_t n) { return (size_t)((n + 255) & ~(uint64_t)255); };
+    TileLayout l;
+    l.row = 256;
+    l.col = l.row + up(8 * tiles * kTileRowsMax);
+    l.cor_agg = l.col + up(8 * tiles * kTileCols);
+    l.cor_inc = l.cor_agg + up(16 * tiles);
+    l.total = l.cor_inc + up(16 * tiles);
+    return l;
 }
 
-/* Whether the banded table runs here: rows of at most kBandSpan pixels, and the block's
- * staging within what this device allows a block (opted in). Else the row and column
- * passes, which need no dynamic shared memory. */
-bool banded_table_fits(uint32_t width, uint32_t out_bits)
+template <typename Tin> uint64_t tile_count(uint32_t width, uint32_t rows)
 {
-    if (width > kBandSpan) return false;
-    int dev = 0, optin = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-        return false;
-    const size_t static_smem = out_bits == 32 ? sizeof(BandTableShared<uint32_t>)
-                                              : sizeof(BandTableShared<unsigned long long>);
-    return band_table_smem(width, out_bits / 8) + static_smem <= (size_t)optin;
+    return (uint64_t)((width + kTileCols - 1) / kTileCols) * ((rows + tile_rows<Tin>() - 1) / tile_rows<Tin>());
 }
 
-/* Launch `kernel` so that it may start while the stream's previous kernel finishes; it
- * waits for that kernel's results itself (wait_for_previous_grid). */
-template <typename... KArgs, typename... Args>
-cudaError_t launch_after_previous(void (*kernel)(KArgs...), unsigned grid, unsigned block, size_t smem,
-                                  cudaStream_t stream, Args... args)
+template <typename Tout> size_t tile_stage_bytes()
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, kernel, (KArgs)args...);
+    return (size_t)kTileWarps * kWarp * stage_stride<Tout>() * sizeof(Tout) +
+           (size_t)kTileWarps * kTileColsPadded * sizeof(uint32_t);
 }
 
-/* The three kernels of the banded table (rows of at most kBandSpan pixels). */
+/* One launch of the tiled table over at most kTileStripRows rows; scratch holds
+ * tile_layout(tile_count).total bytes, all zero before its first launch, and epoch
+ * (1..kTileEpochs) tags this launch's words. */
 template <typename Tin, typename Tout>
-cudaError_t banded_table(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
-                         uint32_t rows, void *carry, cudaStream_t stream)
+cudaError_t tiled_table(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
+                        uint32_t rows, void *carry, void *scratch, uint32_t epoch, cudaStream_t stream)
 {
-    int dev = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess) return err;
-    const uint32_t wanted = kBandWaves * (uint32_t)(sms > 0 ? sms : 1);
-    uint32_t band = (uint32_t)(((uint64_t)rows + wanted - 1) / wanted);
-    band = band < kBandRowsMin ? kBandRowsMin : band > kBandRowsMax ? kBandRowsMax : band;
-    const uint32_t bands = (rows + band - 1) / band;
-    const uint32_t lanes = (width + kScanPix - 1) / kScanPix;
-    band_sums_kernel<Tin, Tout>
-        <<<dim3(bands, (lanes + kBandSumThreads - 1) / kBandSumThreads), kBandSumThreads, 0,
-           stream>>>((const char *)src, sp, (char *)dst, dp, width, rows, band);
+    const uint32_t stripes = (width + kTileCols - 1) / kTileCols;
+    const uint64_t tiles = tile_count<Tin>(width, rows);
+    const TileLayout l = tile_layout(tiles);
+    char *base = (char *)scratch;
+    TileScratch sc;
+    sc.ticket = (uint32_t *)base;
+    sc.row = (unsigned long long *)(base + l.row);
+    sc.col = (unsigned long long *)(base + l.col);
+    sc.cor_agg = (unsigned long long *)(base + l.cor_agg);
+    sc.cor_inc = (unsigned long long *)(base + l.cor_inc);
+    auto kernel = tile_table_kernel<Tin, Tout>;
+    const size_t smem = tile_stage_bytes<Tout>();
+    cudaError_t err;
+    if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) !=
+            cudaSuccess ||
+        (err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) !=
+            cudaSuccess)
+        return err;
+    int dev = 0, sms = 0, per_sm = 0;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileThreads, smem)) !=
+            cudaSuccess)
+        return err;
+    const uint64_t resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
+    kernel<<<grid, kTileThreads, smem, stream>>>((const char *)src, sp, (char *)dst, dp, width, rows,
+                                                 stripes, (uint32_t)tiles, (const Tout *)carry, sc, epoch);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
-    if ((err = launch_after_previous(band_prefix_kernel<Tout>, (width + kPrefixCols - 1) / kPrefixCols,
-                                     kPrefixCols * kPrefixGroups, 0, stream, (char *)dst, dp,
-                                     width, bands, band, (const Tout *)carry)) != cudaSuccess)
-        return err;
-    const uint32_t threads = band_table_threads(width);
-    const size_t smem = band_table_smem(width, sizeof(Tout));
-    auto table = band_table_kernel<Tin, Tout>;
-    if ((err = cudaFuncSetAttribute(table, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem)) != cudaSuccess)
-        return err;
-    return launch_after_previous(table, bands, threads, smem, stream, (const char *)src, sp,
-                                 (char *)dst, dp, width, rows, band, (Tout *)carry);
+    /* the strip's last row is the next strip's carry */
+    return cudaMemcpyAsync(carry, (const char *)dst + (size_t)(rows - 1) * dp, (size_t)width * sizeof(Tout),
+                           cudaMemcpyDeviceToDevice, stream);
+}
+
+/* Tags a scratch buffer can give before it must be zeroed again: epoch * 2 + 1 fits the
+ * word's upper 32 bits. */
+constexpr uint32_t kTileEpochs = 0x7fffffffu;
+
+/* The next launch's epoch on `s`, with `bytes` of scratch: a buffer grown (the old one freed,
+ * which waits for the device) or worn through its tags is zeroed on `stream` first. */
+cudaError_t next_epoch(gs_cuda_integral_scratch *s, size_t bytes, cudaStream_t stream, uint32_t *epoch)
+{
+    cudaError_t err = cudaSuccess;
+    if (s->d == NULL || s->bytes < bytes) {
+        if (s->d != NULL && (err = cudaFree(s->d)) != cudaSuccess) return err;
+        s->d = NULL, s->bytes = 0;
+        if ((err = cudaMalloc(&s->d, bytes)) != cudaSuccess) {
+            s->d = NULL;
+            return err;
+        }
+        s->bytes = bytes;
+        s->launches = kTileEpochs;
+    }
+    if (s->launches >= kTileEpochs) {
+        if ((err = cudaMemsetAsync(s->d, 0, s->bytes, stream)) != cudaSuccess) return err;
+        s->launches = 0;
+    }
+    *epoch = ++s->launches;
+    return cudaSuccess;
+}
+
+/* The tiled table over a strip of any height, kTileStripRows rows a launch. */
+template <typename Tin, typename Tout>
+cudaError_t tiled_strip(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
+                        uint32_t rows, void *carry, gs_cuda_integral_scratch *scratch,
+                        cudaStream_t stream)
+{
+    const uint32_t most = rows < kTileStripRows ? rows : kTileStripRows;
+    const size_t bytes = tile_layout(tile_count<Tin>(width, most)).total;
+    for (uint32_t y = 0; y < rows; y += kTileStripRows) {
+        const uint32_t n = rows - y < kTileStripRows ? rows - y : kTileStripRows;
+        uint32_t epoch = 0;
+        cudaError_t err = next_epoch(scratch, bytes, stream, &epoch);
+        if (err == cudaSuccess)
+            err = tiled_table<Tin, Tout>((const char *)src + (size_t)y * sp, sp, (char *)dst + (size_t)y * dp,
+                                         dp, width, n, carry, scratch->d, epoch, stream);
+        if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
 }
 
 } /* namespace */
@@ -750,15 +832,15 @@ extern "C" cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch
 extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, void *d_dst,
                                            size_t dst_pitch, uint32_t width, uint32_t rows,
                                            uint32_t in_bits, uint32_t out_bits, void *d_carry,
-                                           cudaStream_t stream)
+                                           gs_cuda_integral_scratch *scratch, cudaStream_t stream)
 {
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
-        d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0)
+        d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0 || scratch == NULL)
         return cudaErrorInvalidValue;
-    if (banded_table_fits(width, out_bits))
+    if (width <= kTiledSpan)
         return with_sample_types(in_bits, out_bits, [&](auto tin, auto tout) {
-            return banded_table<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
-                                                               width, rows, d_carry, stream);
+            return tiled_strip<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
+                                                              width, rows, d_carry, scratch, stream);
         });
     cudaError_t err = integral_rows(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits,
                                     out_bits, stream);
@@ -771,4 +853,11 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
         column_scan_kernel<unsigned long long><<<grid, kColumnThreads, 0, stream>>>(
             (char *)d_dst, dst_pitch, width, rows, (unsigned long long *)d_carry);
     return cudaGetLastError();
+}
+
+extern "C" void gs_cuda_integral_scratch_free(gs_cuda_integral_scratch *scratch)
+{
+    if (scratch == NULL) return;
+    if (scratch->d != NULL) cudaFree(scratch->d);
+    scratch->d = NULL, scratch->bytes = 0, scratch->launches = 0;
 }

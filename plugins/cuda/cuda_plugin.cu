@@ -58,6 +58,7 @@ struct gs_plugin_instance {
     size_t cap_d_in, cap_d_out, cap_d_scr; /* bytes of each d_in / d_out / d_scr */
     void *d_carry, *h_carry;          /* 2d: the table row above the strip (device, pinned) */
     size_t cap_carry;                 /* bytes of d_carry and h_carry */
+    gs_cuda_integral_scratch table_scratch; /* 2d: the tiles' look-back words */
     uint64_t upload_ns, kernel_ns, download_ns; /* summed event times */
 };
 
@@ -172,6 +173,7 @@ void release_buffers(gs_plugin_instance *inst)
     if (inst->d_carry) cudaFree(inst->d_carry);
     if (inst->h_carry) cudaFreeHost(inst->h_carry);
     inst->d_carry = inst->h_carry = NULL;
+    gs_cuda_integral_scratch_free(&inst->table_scratch);
     inst->cap_h_in = inst->cap_h_out = inst->cap_d_in = inst->cap_d_out = 0;
     inst->cap_d_scr = inst->cap_carry = 0;
 }
@@ -515,7 +517,8 @@ cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chu
                                      s->in_bits, s->out_bits, stream);
     case OP_2D:
         return gs_cuda_integral_2d(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
-                                   s->in_bits, s->out_bits, inst->d_carry, stream);
+                                   s->in_bits, s->out_bits, inst->d_carry, &inst->table_scratch,
+                                   stream);
     }
     return cudaErrorInvalidValue;
 }
