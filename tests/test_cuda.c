@@ -364,8 +364,7 @@ START_TEST(integral_rows_match_cpu)
 END_TEST
 
 /* The summed-area table in strips of uneven heights, so the column sums carry; a tall image
- * starts with one strip of 5/6 of its rows (bands of 10 and 64 rows for 3000 and 20000 on a
- * 132-SM H200). */
+ * starts with one strip of 5/6 of its rows. */
 START_TEST(integral_2d_matches_cpu)
 {
     const integral_case c = g_integral[_i];

@@ -18,9 +18,9 @@ typedef struct {
  * 2500 is 40 bands of them, 1000 x 40000 625 bands two tiles wide; 8-bit sums over 2500
  * rows wrap 32 bits; the widths not a multiple of 16 end in a partial lane, those not a
  * multiple of 512 in a partial tile; the first call's rows leave the carry the rest
- * continue from. 600 x 70000 and 520 x 66000 take two launches of at most 65536 rows (a
- * column's sum in one launch fits the look-back's 32-bit words). The cases share one
- * scratch, grown as they need, in this order. */
+ * continue from. A launch takes at most 256 bands (16384 rows of u8, 8192 of u16): 600 x
+ * 70000 takes five, 520 x 66000 nine and then one. The cases share one scratch, grown as
+ * they need, in this order. */
 static const table_case kCases[] = {
     {300, 20, 8, 64, 0},       {16384, 2500, 8, 64, 0},   {16384, 2500, 8, 32, 700},
     {12000, 2200, 16, 64, 0},  {4100, 9000, 8, 64, 0},    {16384, 2112, 16, 32, 0},
@@ -104,7 +104,16 @@ int main(void)
         printf("%ux%u %u->%u: %s\n", kCases[i].width, kCases[i].rows, kCases[i].in_bits,
                kCases[i].out_bits, bad == 0 ? "same bytes" : bad < 0 ? "error" : "DIFFERS");
     }
+    /* The launch tags' end: the case's first call takes the last tag (epoch 2^31 - 1, tag
+     * 0xffffffff), its second the wrap (the scratch zeroed, epoch 1 again). */
+    const table_case wrap = {16384, 2500, 8, 32, 700};
+    scratch.launches = 0x7ffffffeu;
+    const long wrap_bad = table_mismatches(&wrap, &scratch);
+    if (wrap_bad != 0 || scratch.launches != 1) ++failed;
+    printf("%ux%u %u->%u across the tags' wrap: %s (launches now %u)\n", wrap.width, wrap.rows,
+           wrap.in_bits, wrap.out_bits, wrap_bad == 0 ? "same bytes" : wrap_bad < 0 ? "error" : "DIFFERS",
+           scratch.launches);
     gs_cuda_integral_scratch_free(&scratch);
-    printf("%d of %zu cases differ\n", failed, sizeof kCases / sizeof kCases[0]);
+    printf("%d of %zu cases differ\n", failed, sizeof kCases / sizeof kCases[0] + 1);
     return failed ? 1 : 0;
 }

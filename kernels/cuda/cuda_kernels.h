@@ -109,8 +109,9 @@ cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch, void *d_d
                                   uint32_t in_bits, uint32_t out_bits, cudaStream_t stream);
 
 /*
- * Device scratch of gs_cuda_integral_2d: the words its tiles publish to each other (about
- * 4.6 KiB for each 512 x 64 tile of the largest strip). Start from all zeros;
+ * Device scratch of gs_cuda_integral_2d: the words its tiles publish to each other, 4.5 KiB
+ * for each tile of 512 columns and 64 rows (32 of 16-bit input) in one launch of at most
+ * 256 bands: 37 MiB at most, for rows of 16384 pixels. Start from all zeros;
  * gs_cuda_integral_2d allocates and grows it (freeing the old buffer waits for the device)
  * and counts the launches that tag its words; gs_cuda_integral_scratch_free releases it.
  * Calls that share one must run in order (one stream, or streams ordered by events).

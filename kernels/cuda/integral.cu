@@ -283,8 +283,8 @@ __global__ void __launch_bounds__(kColumnThreads)
 }
 
 /*
- * Summed-area table in one pass (rows up to kTiledSpan, launches of up to kTileStripRows
- * rows): tiles of kTileCols columns (one warp chunk) and tile_rows<Tin>() rows, taken in
+ * Summed-area table in one pass (rows up to kTiledSpan, launches of up to kTileLaunchBands
+ * bands): tiles of kTileCols columns (one warp chunk) and tile_rows<Tin>() rows, taken in
  * row-major ticket order (an atomic counter, so a tile waits only for tiles that already
  * run or ran). A block reads its tile's rows (warp w: tile_rows_per_warp of them, lane l:
  * kScanPix columns of each), publishes the tile's row totals and column totals, and looks
@@ -313,13 +313,20 @@ template <typename Tin> __host__ __device__ constexpr uint32_t tile_rows()
     return (uint32_t)(kTileWarps * tile_rows_per_warp<Tin>());
 }
 constexpr uint32_t kTileRowsMax = kTileWarps * 4;
-/* Rows of one launch: a column's sum over them fits the 32 bits of a published word. */
-constexpr uint32_t kTileStripRows = 65536;
+/* Bands of one launch: 256, 16384 rows of u8 or 8192 of u16, so a launch has at most 8192
+ * tiles at 16384 pixels (37 MiB of scratch) and a column's sum over its rows fits the 32
+ * bits of a published word. Taller strips take more launches. */
+constexpr uint32_t kTileLaunchBands = 256;
+template <typename Tin> __host__ __device__ constexpr uint32_t tile_launch_rows()
+{
+    return kTileLaunchBands * tile_rows<Tin>();
+}
 constexpr uint32_t kTileStripesMax = kTiledSpan / kTileCols;
-static_assert((uint64_t)kTileStripRows * 65535u <= UINT32_MAX, "a column's sum in a launch fits 32 bits");
+static_assert((uint64_t)kTileLaunchBands * kTileRowsMax * 65535u <= UINT32_MAX,
+              "a column's sum in a launch fits 32 bits");
 static_assert((uint64_t)kTileRowsMax * 255u * kTileCols <= UINT32_MAX &&
                   (uint64_t)kTileRowsMax / 2 * 65535u * kTileCols <= UINT32_MAX,
-              "a tile's column sums and their row prefix fit 32 bits");
+              "a tile's column sums and their row prefix (32-bit values) stay exact");
 /* Threads adding one row's left tiles: each takes every kHorizGroups-th of them. */
 template <typename Tin> __host__ __device__ constexpr uint32_t horiz_groups() { return kTileThreads / tile_rows<Tin>(); }
 constexpr int kLookWindow = 4; /* tiles above read at once */
@@ -331,7 +338,7 @@ constexpr uint32_t kTileColsPadded = padded_col(kTileCols);
 
 /* The published words, in one device allocation (tile_layout): per tile. */
 struct TileScratch {
-    uint32_t *ticket;            /* next tile to take; the last block out resets it */
+    uint32_t *ticket;            /* next tile to take; reset by the block drawing the last */
     unsigned long long *row;     /* [kTileRowsMax]: row totals */
     unsigned long long *col;     /* [kTileCols]: column totals, then sums down to the tile's end */
     unsigned long long *cor_agg; /* [2]: the band's sum left of the tile, low and high words */
@@ -410,9 +417,13 @@ __device__ __forceinline__ uint32_t look_finish(LookWindow &v, const unsigned lo
 }
 
 /* The corner of tile t (b bands above it), in every lane of the calling warp: lane k reads
- * tile b - 1 - k's pair of words, inclusive if both are there, else its aggregate pair
- * (a reader must not pair halves of different kinds; band 0 publishes only the
- * inclusive pair), and the warp adds the aggregates up to the first inclusive one. */
+ * the pair of words of the tile in band b - 1 - k, inclusive if both are there, else its
+ * aggregate pair (a reader must not pair halves of different kinds; band 0 publishes only
+ * the inclusive pair), and the warp adds the aggregates up to the first inclusive one.
+ * A tile publishes its corner's aggregate with the inclusive sum, after its look-back, so
+ * corners chain down a stripe; on an H200 the chain is hidden, and publishing the aggregate
+ * earlier (from the left tiles' totals) cost one more L2 round trip a tile: 0.772 -> 0.802
+ * ms (bench/NOTES.md, tenth step). */
 __device__ __forceinline__ unsigned long long corner_above(const TileScratch &sc, uint32_t t, uint32_t b,
                                                            uint32_t stripes, uint32_t epoch, uint32_t lane)
 {
@@ -482,7 +493,7 @@ __global__ void __launch_bounds__(kTileThreads, 2)
     for (;;) {
         if (threadIdx.x == 0) {
             const uint32_t t = atomicAdd(sc.ticket, 1u);
-            if (t == tiles + gridDim.x - 1) *sc.ticket = 0; /* every block has drawn its last */
+            if (t == tiles + gridDim.x - 1) *sc.ticket = 0; /* the launch's last draw */
             sh.ticket = t;
         }
         __syncthreads(); /* also: the last tile's shared values are no longer read */
@@ -726,7 +737,7 @@ template <typename Tout> size_t tile_stage_bytes()
            (size_t)kTileWarps * kTileColsPadded * sizeof(uint32_t);
 }
 
-/* One launch of the tiled table over at most kTileStripRows rows; scratch holds
+/* One launch of the tiled table over at most tile_launch_rows rows; scratch holds
  * tile_layout(tile_count).total bytes, all zero before its first launch, and epoch
  * (1..kTileEpochs) tags this launch's words. */
 template <typename Tin, typename Tout>
@@ -794,24 +805,40 @@ cudaError_t next_epoch(gs_cuda_integral_scratch *s, size_t bytes, cudaStream_t s
     return cudaSuccess;
 }
 
-/* The tiled table over a strip of any height, kTileStripRows rows a launch. */
+/* The tiled table over a strip of any height, tile_launch_rows rows a launch. */
 template <typename Tin, typename Tout>
 cudaError_t tiled_strip(const void *src, size_t sp, void *dst, size_t dp, uint32_t width,
                         uint32_t rows, void *carry, gs_cuda_integral_scratch *scratch,
                         cudaStream_t stream)
 {
-    const uint32_t most = rows < kTileStripRows ? rows : kTileStripRows;
+    constexpr uint32_t kLaunchRows = tile_launch_rows<Tin>();
+    const uint32_t most = rows < kLaunchRows ? rows : kLaunchRows;
     const size_t bytes = tile_layout(tile_count<Tin>(width, most)).total;
-    for (uint32_t y = 0; y < rows; y += kTileStripRows) {
-        const uint32_t n = rows - y < kTileStripRows ? rows - y : kTileStripRows;
+    for (uint32_t y = 0; y < rows; y += kLaunchRows) {
+        const uint32_t n = rows - y < kLaunchRows ? rows - y : kLaunchRows;
         uint32_t epoch = 0;
         cudaError_t err = next_epoch(scratch, bytes, stream, &epoch);
         if (err == cudaSuccess)
             err = tiled_table<Tin, Tout>((const char *)src + (size_t)y * sp, sp, (char *)dst + (size_t)y * dp,
                                          dp, width, n, carry, scratch->d, epoch, stream);
         if (err != cudaSuccess) return err;
+        if (rows - y <= kLaunchRows) break; /* y + kLaunchRows would wrap past 2^32 rows */
     }
     return cudaSuccess;
+}
+
+/* Whether the tiled table runs here: rows of at most kTiledSpan pixels, and a block's
+ * shared memory (110 KiB for 64-bit sums) within what this device allows a block, opted
+ * in (about 99 KiB on compute capability 8.6, 8.9 and 12.x). Else the row and column
+ * passes, which need no dynamic shared memory. */
+template <typename Tout> bool tiled_table_fits(uint32_t width)
+{
+    if (width > kTiledSpan) return false;
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+        return false;
+    return tile_stage_bytes<Tout>() + sizeof(TileShared<Tout>) <= (size_t)optin;
 }
 
 } /* namespace */
@@ -837,7 +864,9 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
         d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0 || scratch == NULL)
         return cudaErrorInvalidValue;
-    if (width <= kTiledSpan)
+    const bool tiled = out_bits == 32 ? tiled_table_fits<uint32_t>(width)
+                                      : tiled_table_fits<unsigned long long>(width);
+    if (tiled)
         return with_sample_types(in_bits, out_bits, [&](auto tin, auto tout) {
             return tiled_strip<decltype(tin), decltype(tout)>(d_src, src_pitch, d_dst, dst_pitch,
                                                               width, rows, d_carry, scratch, stream);

@@ -33,7 +33,8 @@ constexpr uint32_t kPreferredStripBytes = 64u << 20; /* four chunks: the pipelin
 /* Device-memory strips whose rows the kernels take in place need no staging: a chunk is
  * bounded by its float scratch alone, so one launch covers the strip when none is needed.
  * Scratch is kept per stream until the instance goes: 2 x 128 MiB at most beside a caller's
- * own allocations (1 GiB chunks held 2 GiB after one 16384^2 xy call). */
+ * own allocations (1 GiB chunks held 2 GiB after one 16384^2 xy call), and the summed-area
+ * table's look-back words, 37 MiB at most (gs_cuda_integral_scratch). */
 constexpr size_t kDirectChunkBytes = (size_t)128 << 20;
 static_assert(kStreams >= 2, "overlap needs two streams at least");
 

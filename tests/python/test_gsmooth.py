@@ -280,10 +280,10 @@ def test_cuda_tensor_integral(mode):
         np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
-def test_cuda_tensor_integral_2d_taller_than_65535_bands():
-    """One strip of 4,194,241 rows: 64 launches of the tiled table's 65,536 rows and one of a
-    single row, each continuing from the carry the last one left (the banded table before
-    it had 65,536 bands, one more than a grid's y can count). The table is checked in
+def test_cuda_tensor_integral_2d_in_many_launches():
+    """One strip of 4,194,241 rows: 256 launches of the tiled table (16,384 rows each, the
+    last 16,321), each continuing from the carry the last one left (the banded table before
+    it had 65,536 bands here, one more than a grid's y can count). The table is checked in
     64-bit integers on the device (numpy would need 2 GiB)."""
     torch = cuda_torch()
     rows, width = 65535 * 64 + 1, 16
