@@ -324,10 +324,7 @@ template <typename Tin> __host__ __device__ constexpr uint32_t tile_launch_rows(
 constexpr uint32_t kTileStripesMax = kTiledSpan / kTileCols;
 static_assert((uint64_t)kTileLaunchBands * kTileRowsMax * 65535u <= UINT32_MAX,
               "a column's sum in a launch fits 32 bits");
-static_assert((uint64_t)kTileRowsMax * 255u * kTileCols <= UINT32_MAX &&
-                  (uint64_t)kTileRowsMax / 2 * 65535u * kTileCols <= UINT32_MAX,
-              "a tile's column sums and their row prefix (32-bit values) stay exact");
-/* Threads adding one row's left tiles: each takes every kHorizGroups-th of them. */
+/* Threads adding one row's left tiles: each takes every horiz_groups()-th of them. */
 template <typename Tin> __host__ __device__ constexpr uint32_t horiz_groups() { return kTileThreads / tile_rows<Tin>(); }
 constexpr int kLookWindow = 4; /* tiles above read at once */
 /* A tile row's per-column values in shared memory, one pad word after each lane's kScanPix
@@ -726,11 +723,13 @@ inline TileLayout tile_layout(uint64_t tiles)
     return l;
 }
 
+/* Tiles of one launch over `rows` rows of `width` pixels. */
 template <typename Tin> uint64_t tile_count(uint32_t width, uint32_t rows)
 {
     return (uint64_t)((width + kTileCols - 1) / kTileCols) * ((rows + tile_rows<Tin>() - 1) / tile_rows<Tin>());
 }
 
+/* A tile block's dynamic shared memory: the warps' staging, then the column partials. */
 template <typename Tout> size_t tile_stage_bytes()
 {
     return (size_t)kTileWarps * kWarp * stage_stride<Tout>() * sizeof(Tout) +
