@@ -358,23 +358,11 @@ __device__ __forceinline__ bool of_epoch(unsigned long long w, uint32_t epoch)
 {
     return (uint32_t)(w >> 33) == epoch;
 }
-/* A probe build (GS_TILE_SPIN_LIMIT) traps a wait that never ends instead of hanging. */
-__device__ __forceinline__ void spin_guard(uint32_t spins)
-{
-#ifdef GS_TILE_SPIN_LIMIT
-    if (spins > (uint32_t)(GS_TILE_SPIN_LIMIT)) __trap();
-#else
-    (void)spins;
-#endif
-}
 /* The word at p once this launch has published it; w is a first read of it. */
 __device__ __forceinline__ unsigned long long await_word(const unsigned long long *p, unsigned long long w,
                                                          uint32_t epoch)
 {
-    for (uint32_t spins = 0; !of_epoch(w, epoch); ++spins) {
-        spin_guard(spins);
-        w = peek(p);
-    }
+    while (!of_epoch(w, epoch)) w = peek(p);
     return w;
 }
 
@@ -432,7 +420,7 @@ __device__ __forceinline__ unsigned long long corner_above(const TileScratch &sc
         if (lane < n) {
             const size_t tp = (size_t)t - (size_t)(lane + 1) * stripes;
             const unsigned long long *inc = sc.cor_inc + tp * 2, *agg = sc.cor_agg + tp * 2;
-            for (uint32_t spins = 0;; ++spins) {
+            for (;;) {
                 const unsigned long long il = peek(inc), ih = peek(inc + 1);
                 if (of_epoch(il, epoch) && of_epoch(ih, epoch)) {
                     v = (unsigned long long)(uint32_t)ih << 32 | (uint32_t)il;
@@ -444,7 +432,6 @@ __device__ __forceinline__ unsigned long long corner_above(const TileScratch &sc
                     v = (unsigned long long)(uint32_t)ah << 32 | (uint32_t)al;
                     break;
                 }
-                spin_guard(spins);
             }
         }
         const uint32_t incs = __ballot_sync(kFullMask, inclusive);
