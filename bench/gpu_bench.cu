@@ -159,20 +159,24 @@ unsigned long long count_diff(const uint8_t *a, const uint8_t *b, size_t n,
 
 int main(int argc, char **argv)
 {
-    const char *anchors_path = NULL;
+    const char *anchors_path = NULL, *only = NULL;
     uint32_t n = 16384;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--anchors") == 0 && i + 1 < argc)
             anchors_path = argv[++i];
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             n = (uint32_t)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: gsmooth_gpu_bench [--anchors FILE] [--size N]\n");
+            fprintf(stderr, "usage: gsmooth_gpu_bench [--anchors FILE] [--size N] [--only TEXT]\n");
             return 2;
         }
     }
     const uint32_t W = n, H = n;
     const size_t px = (size_t)W * H;
+    /* --only TEXT: time only the ops whose name holds TEXT (A/B runs of one op). */
+    auto wanted = [&](const char *op) { return only == NULL || strstr(op, only) != NULL; };
     std::vector<Anchor> anchors = read_anchors(anchors_path);
 
     cudaDeviceProp prop;
@@ -255,6 +259,7 @@ int main(int argc, char **argv)
     for (uint32_t k : ks) {
         char op[48];
         snprintf(op, sizeof op, "smooth K=%u", k);
+        if (!wanted(op)) continue;
         /* The first variant writes the reference bytes; every other is checked against it. */
         for (size_t i = 0; i < sizeof kVariants / sizeof kVariants[0]; ++i) {
             void *dst = i == 0 ? d_ref : d_out;
@@ -282,29 +287,35 @@ int main(int argc, char **argv)
             if (col_scr) CHECK(cudaMalloc(&d_col, col_scr));
             char op[48];
             snprintf(op, sizeof op, "smooth y K=%u", k);
-            const double ms = median_ms(
-                [&] {
-                    CHECK(gs_cuda_smooth_columns(d_in, W, 8, d_out, W, W, H, 0, H, 8, k, d_col,
-                                                 col_scr, s));
-                },
-                s);
-            add(op, k <= 8 ? "columns in registers" : "columns, 8-pass launches", ms, floor_smooth, -1);
+            if (wanted(op)) {
+                const double ms = median_ms(
+                    [&] {
+                        CHECK(gs_cuda_smooth_columns(d_in, W, 8, d_out, W, W, H, 0, H, 8, k, d_col,
+                                                     col_scr, s));
+                    },
+                    s);
+                add(op, k <= 8 ? "columns in registers" : "columns, 8-pass launches", ms,
+                    floor_smooth, -1);
+            }
             snprintf(op, sizeof op, "smooth xy K=%u", k);
-            const double ms_xy = median_ms(
-                [&] {
-                    CHECK(gs_cuda_smooth_rows_float(d_in, W, d_float, fpitch, W, H, 8, k, d_scr, scr, s));
-                    CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, k,
-                                                 d_col, col_scr, s));
-                },
-                s);
-            add(op, "rows to float, then columns", ms_xy, floor_smooth, -1);
+            if (wanted(op)) {
+                const double ms_xy = median_ms(
+                    [&] {
+                        CHECK(gs_cuda_smooth_rows_float(d_in, W, d_float, fpitch, W, H, 8, k, d_scr,
+                                                        scr, s));
+                        CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, k,
+                                                     d_col, col_scr, s));
+                    },
+                    s);
+                add(op, "rows to float, then columns", ms_xy, floor_smooth, -1);
+            }
             if (d_col) CHECK(cudaFree(d_col));
         }
         CHECK(cudaFree(d_float));
     }
 
-    /* Integral rows: CUB's segmented scan as the anchor. */
-    {
+    /* Integral rows: CUB's segmented scan as the anchor (and the 2d table's reference). */
+    if (wanted("integral rows u8->u32") || wanted("integral 2d u8->u64")) {
         auto keys = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), RowOf{W});
         auto vals = thrust::make_transform_iterator(d_in, Widen{});
         size_t temp_bytes = 0;
@@ -330,7 +341,7 @@ int main(int argc, char **argv)
     }
 
     /* Integral 2d: u64 table (the dtype rule for this size). */
-    {
+    if (wanted("integral 2d u8->u64")) {
         gs_cuda_integral_scratch scratch = {};
         const double ours = median_ms(
             [&] {

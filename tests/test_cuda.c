@@ -98,7 +98,7 @@ static void build_cases(void)
 {
     static const uint32_t widths[] = {1,     2,     31,    32,    33,    1023,  1024, 1025,
                                       4095,  4096,  4097,  32767, 32768, 32769, 100003};
-    static const uint32_t iters[] = {0, 1, 2, 3, 7, 64, 1000};
+    static const uint32_t iters[] = {0, 1, 2, 3, 4, 7, 64, 1000};
     static const uint32_t tall_widths[] = {1, 33, 1025, 4097};
     static const uint32_t tall_iters[] = {0, 3, 64};
     static const uint32_t small_widths[] = {1, 2, 33, 1025, 4097, 32769};

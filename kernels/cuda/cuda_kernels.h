@@ -34,8 +34,9 @@ typedef enum gs_cuda_smooth_variant {
     GS_CUDA_SMOOTH_SHARED_TILES = 1,
     /* Every pass in registers, neighbours by warp shuffles, pixels in 16-byte vectors,
      * division by 3 as a multiply and an FMA in passes 1-78 and as a multiply and two FMAs
-     * after them (same bits, proven on the device), the next segment prefetched by the
-     * bulk-copy engine at K <= 4 and K > 78, one-warp segments with halos between
+     * after them (same bits, proven on the device); at K <= 4 each thread alone with a copy
+     * of the pixels either side and its next segment's loads in flight, at K > 78 the next
+     * segment prefetched by the bulk-copy engine, one-warp segments with halos between
      * (relayed between warps above 32 passes): the default. */
     GS_CUDA_SMOOTH_REGISTERS = 2,
     /* The registers kernel with one choice pinned, for the bench: stencil_math.h's
@@ -92,8 +93,9 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
 /*
  * Exhaustive proof, on the device, that the registers variant's fast arithmetic gives the
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
- * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, and every float v in
- * [0, maxval] quantized for maxval 255 and 65535. d_counts (two device uint64, zeroed by the
+ * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, every integer sum s in
+ * [0, 3 * 65535] divided from its words (div3_of_magic_sum, the few-pass launch's pass 1),
+ * and every float v in [0, maxval] quantized for maxval 255 and 65535. d_counts (two device uint64, zeroed by the
  * caller) gets d_counts[0] += inputs that differ where the formulas must agree (0 expected),
  * and d_counts[1] += two-instruction quotients that differ at or below 2^-123 (5,592,406
  * expected: the reason for GS_SHORT_DIV_PASSES).

@@ -53,6 +53,23 @@ struct ShortDivide : ReciprocalFma {
     static __device__ __forceinline__ float div3(float s) { return gs_div3_short(s); }
 };
 
+/*
+ * Pass 1 of a run from integer samples, its sums taken as integers. Each sample v is held as
+ * the word kMagic23Bits | v (the float 2^23 + v); three such words added as unsigned integers
+ * give kSum3MagicBits + s for their sum s < 2^23, and that word is the float
+ * -(2^67 + s * 2^44). Adding 2^67 leaves -s * 2^44 exactly, and ShortDivide's two operations
+ * with both constants scaled by -2^-44 give its bits for s (every product is the unscaled one
+ * times a power of two, far from underflow and overflow; 0 gives +0). So one IADD3 and one
+ * FADD take the place of the two float additions of the sum and the FADD per sample that
+ * byte_to_float spends. gs_cuda_check_fast_arith proves it for every s in [0, 3 x 65535].
+ */
+constexpr uint32_t kSum3MagicBits = 3u * kMagic23Bits; /* 0xE1000000: the float -2^67 */
+__device__ __forceinline__ float div3_of_magic_sum(uint32_t sum_of_three_words)
+{
+    const float neg_scaled = __fadd_rn(__uint_as_float(sum_of_three_words), 0x1p67f);
+    return fmaf(neg_scaled, -GS_DIV3_HI * 0x1p-44f, __fmul_rn(neg_scaled, -GS_DIV3_LO * 0x1p-44f));
+}
+
 /* Four quantized 8-bit samples, each in the low byte of its word (quantize), as one word in
  * memory order, a first. */
 __device__ __forceinline__ uint32_t pack_low_bytes(uint32_t a, uint32_t b, uint32_t c, uint32_t d)

@@ -2,6 +2,7 @@
 #include "launch_common.cuh"
 #include "fast_arith.cuh"
 #include "mbarrier.cuh"
+#include "register_pixels.cuh"
 #include "sample_io.cuh"
 #include "smooth_variants.cuh"
 #include "stencil_math.h"
@@ -31,22 +32,21 @@ using namespace gs_cuda;
 
 namespace {
 
-/* Pixels per thread: two 16-byte loads of u8. 32 floats of state plus temporaries keep
- * the kernel near 64 registers, so two 512-thread groups (16384-pixel rows) fit an SM. */
-constexpr int kPix = 32;
 constexpr int kMaxGroup = 1024;                 /* threads per segment: the block limit */
 constexpr int kNarrowBlock = 128;               /* one-warp segments: four per block */
 constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one group */
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
-/* GS_CUDA_SMOOTH_REGISTERS prefetches the next segment with the copy engine (persistent grid,
- * multi-warp groups) in runs of at most kPrefetchMaxPasses passes, and of more than
- * kRelayMaxPasses (every launch of such a run); in between it loads directly, into one-warp
- * or relay segments (plan). Measured on an H200 (bench/NOTES.md): prefetch won at K = 1
- * and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336) and lost from K = 10 on (0.797 vs 0.765 ms);
- * relay segments won at K = 50 (1.978 vs 2.058 ms) and lost at K = 100 (4.428 vs 4.210),
- * where 22 passes take the exact division. */
+/* GS_CUDA_SMOOTH_REGISTERS sends launches of at most kFewPassesMax passes from integer
+ * samples to smooth_few_passes.cu (K = 3: 0.196 ms against these kernels' best, 0.230, on an
+ * H200). Where that does not fit, it prefetches the next segment with the copy engine
+ * (persistent grid, multi-warp groups) in runs of at most kPrefetchMaxPasses passes, and of
+ * more than kRelayMaxPasses (every launch of such a run); in between it loads directly,
+ * into one-warp or relay segments (plan). Measured on an H200 (bench/NOTES.md): prefetch won
+ * at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336) and lost from K = 10 on (0.797 vs
+ * 0.765 ms); relay segments won at K = 50 (1.978 vs 2.058 ms) and lost at K = 100 (4.428
+ * vs 4.210), where 22 passes take the exact division. */
 constexpr uint32_t kPrefetchMaxPasses = 4;
 constexpr uint32_t kRelayMaxPasses = GS_SHORT_DIV_PASSES;
 /* The most segments a launch may have: the kernel's grid-stride loop counts them in 32
@@ -101,68 +101,6 @@ __device__ __forceinline__ void ld_shared4(uint32_t addr, float &a, float &b, fl
                  : "memory");
 }
 
-/* Exact u8/u16 -> float without the slow I2F unit: the sample becomes the low mantissa
- * bits of 2^23, and subtracting 2^23 leaves the sample. */
-__device__ __forceinline__ float byte_to_float(uint32_t word, uint32_t k)
-{
-    return __fsub_rn(__uint_as_float(__byte_perm(word, kMagic23Bits, 0x7440u | k)), kMagic23);
-}
-__device__ __forceinline__ float half_to_float(uint32_t word, uint32_t k)
-{
-    const uint32_t sel = 0x7400u | ((2u * k + 1u) << 4) | (2u * k);
-    return __fsub_rn(__uint_as_float(__byte_perm(word, kMagic23Bits, sel)), kMagic23);
-}
-
-/* Word i of an array of 16-byte vectors (i a compile-time constant after unrolling, so
- * this stays in registers; a pointer cast would force the array into local memory). */
-template <int N> __device__ __forceinline__ uint32_t word_of(const uint4 (&raw)[N], int i)
-{
-    const uint4 q = raw[i / 4];
-    return i % 4 == 0 ? q.x : i % 4 == 1 ? q.y : i % 4 == 2 ? q.z : q.w;
-}
-
-/* Load the kPix pixels of one thread, x in [xs, xs + kPix). Whole 16-byte vectors only:
- * a vector that starts inside the row lies inside the row's pitch (pitches are multiples
- * of 16), so the row end needs no scalar loads; pixels outside [0, width) become 0 (their
- * results are never used, and zeros keep the arithmetic on its fast path). */
-template <bool kShared> __device__ __forceinline__ uint4 load16(const uint4 *p)
-{
-    if constexpr (kShared)
-        return *p; /* shared memory through a generic pointer */
-    else
-        return __ldcs(p); /* global, read once: evict first */
-}
-
-template <typename T, bool kShared = false>
-__device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t width,
-                                            float (&v)[kPix])
-{
-    constexpr int kPerVec = 16 / (int)sizeof(T);
-    constexpr int kVecs = kPix / kPerVec;
-    const T *p = (const T *)row;
-    uint4 raw[kVecs];
-#pragma unroll
-    for (int i = 0; i < kVecs; ++i) {
-        const long x = xs + (long)i * kPerVec;
-        raw[i] = (x >= 0 && x < (long)width) ? load16<kShared>((const uint4 *)(p + x))
-                                             : make_uint4(0u, 0u, 0u, 0u);
-    }
-#pragma unroll
-    for (int i = 0; i < kPix; ++i) {
-        if constexpr (sizeof(T) == 1)
-            v[i] = byte_to_float(word_of(raw, i / 4), (uint32_t)(i % 4));
-        else if constexpr (sizeof(T) == 2)
-            v[i] = half_to_float(word_of(raw, i / 2), (uint32_t)(i % 2));
-        else
-            v[i] = __uint_as_float(word_of(raw, i));
-    }
-    if (xs + kPix > (long)width) {
-#pragma unroll
-        for (int i = 0; i < kPix; ++i)
-            if (xs + i >= (long)width) v[i] = 0.0f;
-    }
-}
-
 /* ---- the bulk-copy (TMA engine) prefetch of the next segment ---- */
 
 /* Copy `bytes` (a multiple of 16, both addresses 16-byte aligned) from global memory into
@@ -179,133 +117,6 @@ __device__ __forceinline__ void bulk_load(uint32_t smem_dst, const void *gsrc, u
                      "[%0], [%1], %2, [%3];" ::"r"(smem_dst),
                      "l"(gsrc), "r"(bytes), "r"(bar)
                      : "memory");
-}
-
-/* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
- * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
- * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
-template <typename T, class Arith>
-__device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const float (&v)[kPix])
-{
-    T *p = (T *)row;
-    if (xs + kPix <= x1) {
-        constexpr int kVecs = kPix * (int)sizeof(T) / 16;
-        uint32_t w[kVecs * 4];
-#pragma unroll
-        for (int i = 0; i < kVecs * 4; ++i) {
-            if constexpr (sizeof(T) == 1) {
-                const uint32_t a = Arith::quantize(v[4 * i], Sample<T>::maxval);
-                const uint32_t b = Arith::quantize(v[4 * i + 1], Sample<T>::maxval);
-                const uint32_t c = Arith::quantize(v[4 * i + 2], Sample<T>::maxval);
-                const uint32_t d = Arith::quantize(v[4 * i + 3], Sample<T>::maxval);
-                w[i] = pack_low_bytes(a, b, c, d);
-            } else if constexpr (sizeof(T) == 2) {
-                const uint32_t a = Arith::quantize(v[2 * i], Sample<T>::maxval);
-                const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
-                w[i] = pack_low_halves(a, b);
-            } else {
-                w[i] = __float_as_uint(v[i]);
-            }
-        }
-        uint4 *q = (uint4 *)(p + xs);
-#pragma unroll
-        for (int i = 0; i < kVecs; ++i)
-            __stcs(q + i, make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
-    } else {
-#pragma unroll
-        for (int i = 0; i < kPix; ++i) {
-            if (xs + i < x1) {
-                if constexpr (sizeof(T) == 4)
-                    p[xs + i] = v[i];
-                else
-                    p[xs + i] = (T)Arith::quantize(v[i], Sample<T>::maxval);
-            }
-        }
-    }
-}
-
-/* One pass over a thread's pixels, none of them a row end: in place, carrying the next
- * pixel's sum. l and r are the old values just outside the thread's range. */
-template <class Arith>
-__device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r)
-{
-    float sum = sum3(l, v[0], v[1]);
-#pragma unroll
-    for (int i = 0; i < kPix; ++i) {
-        /* the next pixel's sum before this one's quotient: the old v[i] is then dead, and
-         * the quotient can take its register */
-        const float next_sum =
-            i + 1 < kPix ? sum3(v[i], v[i + 1], i + 2 < kPix ? v[i + 2] : r) : 0.0f;
-        v[i] = Arith::div3(sum);
-        sum = next_sum;
-    }
-}
-
-/*
- * Row ends. A segment starts on a multiple of kPix and x = 0 starts the first segment, so
- * x = 0 is always element 0 of its thread. x = width - 1 can be any element e: its thread
- * saves the two old values the end needs before the pass (a switch on e, so every register
- * index is a constant: a jump, not a chain of kPix selects) and writes the adaptive mean
- * back after it. A warp holding such an end pays about 30 instructions a pass for this;
- * an end on element kPix - 1 needs no switch (RowEnds.warp_switch, pass_with_ends).
- */
-static_assert(kPix == 32, "the switches below name every element");
-#define GS_FAST_CASES(X)                                                                   \
-    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)    \
-    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)      \
-    X(30) X(31)
-
-__device__ __forceinline__ void gather_right_end(const float (&v)[kPix], float l, int e,
-                                                 float &a, float &b)
-{
-    switch (e) {
-#define GS_GATHER(k)                                                                       \
-    case k:                                                                                \
-        a = (k) == 0 ? l : v[(k) == 0 ? 0 : (k) - 1];                                      \
-        b = v[k];                                                                          \
-        break;
-        GS_FAST_CASES(GS_GATHER)
-#undef GS_GATHER
-    default:
-        a = b = 0.0f;
-        break;
-    }
-}
-
-__device__ __forceinline__ void scatter_right_end(float (&v)[kPix], int e, float m)
-{
-    switch (e) {
-#define GS_SCATTER(k)                                                                      \
-    case k:                                                                                \
-        v[k] = m;                                                                          \
-        break;
-        GS_FAST_CASES(GS_SCATTER)
-#undef GS_SCATTER
-    default:
-        break;
-    }
-}
-
-/* Where a thread's pixels meet the row's ends, and what its warp does about them each pass.
- * The switches cost a warp about 30 instructions a pass; a row end on a thread's last
- * element (widths that are multiples of kPix) needs none. Both flags are uniform per warp:
- * the shuffles need whole warps. */
-struct RowEnds {
-    bool has_left;     /* x = 0 is this thread's element 0 */
-    int e_right;       /* the element holding x = width - 1, or -1 */
-    bool warp_has_end; /* a thread of the warp holds a row end */
-    bool warp_switch;  /* a thread of the warp holds x = width - 1 before its last element */
-};
-
-__device__ __forceinline__ RowEnds row_ends(long xs, uint32_t width)
-{
-    RowEnds e;
-    e.has_left = xs == 0;
-    const long er = (long)width - 1 - xs;
-    e.e_right = (er >= 0 && er < kPix) ? (int)er : -1;
-    e.warp_has_end = __any_sync(kFullMask, e.has_left || e.e_right >= 0);
-    e.warp_switch = __any_sync(kFullMask, e.e_right >= 0 && e.e_right < kPix - 1);
-    return e;
 }
 
 /* One pass for a warp whose row ends lie on element 0 (x = 0) and element kPix - 1 (x =
@@ -345,10 +156,10 @@ __device__ __forceinline__ void pass_with_ends(float (&v)[kPix], float l, float 
         return;
     }
     float right_a = 0.0f, right_b = 0.0f;
-    if (e.e_right >= 0) gather_right_end(v, l, e.e_right, right_a, right_b);
+    if (e.e_right >= 0) gather_right_end<0>(v, l, e.e_right, right_a, right_b);
     pass_interior<Arith>(v, l, r);
     if (e.has_left) v[0] = gs_mean2(left_a, left_b);
-    if (e.e_right >= 0) scatter_right_end(v, e.e_right, gs_mean2(right_a, right_b));
+    if (e.e_right >= 0) scatter_right_end<0>(v, e.e_right, gs_mean2(right_a, right_b));
 }
 
 /* ---- kernels ---- */
@@ -588,9 +399,10 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
     }
 }
 
-/* Exhaustive comparison of ReciprocalFma and ShortDivide with the shared formulas (see
- * their comments): d_counts[0] counts differences where they must agree, d_counts[1] the
- * short division's differences at or below 2^-123, which the pass limit keeps away. */
+/* Exhaustive comparison of ReciprocalFma, ShortDivide and div3_of_magic_sum with the shared
+ * formulas (see their comments): d_counts[0] counts differences where they must agree,
+ * d_counts[1] the short division's differences at or below 2^-123, which the pass limit
+ * keeps away. */
 __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 {
     const uint32_t div_hi = __float_as_uint(3.0f * 65535.0f);
@@ -613,6 +425,11 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
             ++bad;
         if (u <= q8_hi &&
             (ReciprocalFma::quantize(s, 255.0f) & 0xffu) != IeeeDivide::quantize(s, 255.0f))
+            ++bad;
+        /* pass 1's integer sums (div3_of_magic_sum): u as the sum itself */
+        if (u <= 3u * 65535u &&
+            __float_as_uint(div3_of_magic_sum(kSum3MagicBits + (uint32_t)u)) !=
+                __float_as_uint(gs_mean3((float)u, 0.0f, 0.0f)))
             ++bad;
     }
     if (bad) atomicAdd(&d_counts[0], bad);
@@ -749,12 +566,17 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-/* One launch of the chain: pick the instantiation for the in/out kinds. */
+/* One launch of the chain: pick the layout and the instantiation for the in/out kinds.
+ * few_passes: launches of at most kFewPassesMax passes from integer samples go to
+ * smooth_few_passes.cu (the default variant's choice). */
 template <class Arith>
 cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
                        size_t out_pitch, uint32_t out_kind, uint32_t passes, uint32_t width,
-                       uint32_t rows, bool prefetch, cudaStream_t stream)
+                       uint32_t rows, bool prefetch, bool few_passes, cudaStream_t stream)
 {
+    if (few_passes && in_kind != kKindFloat && few_passes_fit(width, rows, passes))
+        return smooth_few_passes(in, in_pitch, in_kind, out, out_pitch, out_kind, passes, width,
+                                 rows, stream);
     SegmentGeom g = plan(width, rows, passes, prefetch);
     set_rows(g, in, in_pitch, out, out_pitch);
     /* Integer input is pass 1 of the run; a float input continues a chain already past
@@ -781,8 +603,8 @@ uint32_t max_passes_per_launch(uint32_t width)
 template <class Arith>
 cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                         uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
-                        void *d_scratch, size_t scratch_bytes, bool prefetch, cudaStream_t stream,
-                        uint32_t last_kind = 0)
+                        void *d_scratch, size_t scratch_bytes, bool prefetch, bool few_passes,
+                        cudaStream_t stream, uint32_t last_kind = 0)
 {
     /* Segments are counted in 32 bits; a strip has far fewer (the plugin sends chunks). */
     if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > kMaxSegments)
@@ -795,7 +617,8 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
     const uint32_t passes_needed = width == 1 ? 0u : iters;
     auto one = [=](const void *in, size_t ip, uint32_t ik, void *out, size_t op, uint32_t ok,
                    uint32_t passes) {
-        return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch, stream);
+        return launch_one<Arith>(in, ip, ik, out, op, ok, passes, width, rows, prefetch,
+                                 few_passes, stream);
     };
     return run_chain(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, passes_needed,
                      max_passes_per_launch(width), d_scratch, scratch_bytes, stream, one,
@@ -821,16 +644,16 @@ cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void
     case GS_CUDA_SMOOTH_REGISTERS:
         return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
                                           iters, d_scratch, scratch_bytes,
-                                          default_prefetches(iters), stream);
+                                          default_prefetches(iters), true, stream);
     case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
         return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                       iters, d_scratch, scratch_bytes, false, stream);
+                                       iters, d_scratch, scratch_bytes, false, false, stream);
     case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
         return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, false, stream);
+                                          iters, d_scratch, scratch_bytes, false, false, stream);
     case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY:
         return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, true, stream);
+                                          iters, d_scratch, scratch_bytes, true, false, stream);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -841,8 +664,8 @@ cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pit
                                                size_t scratch_bytes, cudaStream_t stream)
 {
     return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                                      d_scratch, scratch_bytes, default_prefetches(iters), stream,
-                                      kKindFloat);
+                                      d_scratch, scratch_bytes, default_prefetches(iters), true,
+                                      stream, kKindFloat);
 }
 
 extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t stream)

@@ -96,6 +96,15 @@ cudaError_t smooth_registers(gs_cuda_smooth_variant variant, const void *d_src, 
                              size_t scratch_bytes, cudaStream_t stream);
 size_t smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters);
 
+/* The registers variant's launch for at most kFewPassesMax passes from integer samples
+ * (smooth_few_passes.cu): in_kind 8 or 16, out_kind the same or kKindFloat. few_passes_fit
+ * says whether a launch of this shape can take it. */
+constexpr uint32_t kFewPassesMax = 4;
+bool few_passes_fit(uint32_t width, uint32_t rows, uint32_t passes);
+cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
+                              size_t out_pitch, uint32_t out_kind, uint32_t passes,
+                              uint32_t width, uint32_t rows, cudaStream_t stream);
+
 /* The registers variant's passes with float32 results (gs_cuda_smooth_rows_float). */
 cudaError_t smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,
                                       size_t dst_pitch, uint32_t width, uint32_t rows,

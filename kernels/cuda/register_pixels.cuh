@@ -1,0 +1,253 @@
+/* register_pixels.cuh: a thread's run of kPix pixels in registers, shared by the registers variant's kernels: loading them as exact floats, storing them as samples, one in-place pass over a span of them, and where the row's ends fall among them. */
+#ifndef GS_CUDA_REGISTER_PIXELS_CUH
+#define GS_CUDA_REGISTER_PIXELS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "fast_arith.cuh"
+#include "launch_common.cuh"
+#include "sample_io.cuh"
+
+namespace gs_cuda {
+
+/* Pixels per thread: two 16-byte loads of u8. 32 floats of state plus temporaries keep
+ * the kernel near 64 registers, so two 512-thread groups (16384-pixel rows) fit an SM. */
+constexpr int kPix = 32;
+
+/* Sample k of a word of u8 (k < 4) or u16 (k < 2) samples as the low mantissa bits of 2^23:
+ * the word kMagic23Bits | sample, the float 2^23 + sample. */
+template <typename T> __device__ __forceinline__ uint32_t sample_bits(uint32_t word, uint32_t k)
+{
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2, "integer samples of 8 or 16 bits");
+    if constexpr (sizeof(T) == 1)
+        return __byte_perm(word, kMagic23Bits, 0x7440u | k);
+    else
+        return __byte_perm(word, kMagic23Bits, 0x7400u | ((2u * k + 1u) << 4) | (2u * k));
+}
+
+/* Exact u8/u16 -> float without the slow I2F unit: subtracting 2^23 from sample_bits leaves
+ * the sample. */
+__device__ __forceinline__ float sample_float(uint32_t bits)
+{
+    return __fsub_rn(__uint_as_float(bits), kMagic23);
+}
+__device__ __forceinline__ float byte_to_float(uint32_t word, uint32_t k)
+{
+    return sample_float(sample_bits<uint8_t>(word, k));
+}
+__device__ __forceinline__ float half_to_float(uint32_t word, uint32_t k)
+{
+    return sample_float(sample_bits<uint16_t>(word, k));
+}
+
+/* Word i of an array of 16-byte vectors (i a compile-time constant after unrolling, so
+ * this stays in registers; a pointer cast would force the array into local memory). */
+template <int N> __device__ __forceinline__ uint32_t word_of(const uint4 (&raw)[N], int i)
+{
+    const uint4 q = raw[i / 4];
+    return i % 4 == 0 ? q.x : i % 4 == 1 ? q.y : i % 4 == 2 ? q.z : q.w;
+}
+
+/* Load the kPix pixels of one thread, x in [xs, xs + kPix). Whole 16-byte vectors only:
+ * a vector that starts inside the row lies inside the row's pitch (pitches are multiples
+ * of 16), so the row end needs no scalar loads; pixels outside [0, width) become 0 (their
+ * results are never used, and zeros keep the arithmetic on its fast path). */
+template <bool kShared> __device__ __forceinline__ uint4 load16(const uint4 *p)
+{
+    if constexpr (kShared)
+        return *p; /* shared memory through a generic pointer */
+    else
+        return __ldcs(p); /* global, read once: evict first */
+}
+
+template <typename T, bool kShared = false>
+__device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t width,
+                                            float (&v)[kPix])
+{
+    constexpr int kPerVec = 16 / (int)sizeof(T);
+    constexpr int kVecs = kPix / kPerVec;
+    const T *p = (const T *)row;
+    uint4 raw[kVecs];
+#pragma unroll
+    for (int i = 0; i < kVecs; ++i) {
+        const long x = xs + (long)i * kPerVec;
+        raw[i] = (x >= 0 && x < (long)width) ? load16<kShared>((const uint4 *)(p + x))
+                                             : make_uint4(0u, 0u, 0u, 0u);
+    }
+#pragma unroll
+    for (int i = 0; i < kPix; ++i) {
+        if constexpr (sizeof(T) == 1)
+            v[i] = byte_to_float(word_of(raw, i / 4), (uint32_t)(i % 4));
+        else if constexpr (sizeof(T) == 2)
+            v[i] = half_to_float(word_of(raw, i / 2), (uint32_t)(i % 2));
+        else
+            v[i] = __uint_as_float(word_of(raw, i));
+    }
+    if (xs + kPix > (long)width) {
+#pragma unroll
+        for (int i = 0; i < kPix; ++i)
+            if (xs + i >= (long)width) v[i] = 0.0f;
+    }
+}
+
+/* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
+ * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
+ * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
+template <typename T, class Arith>
+__device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const float (&v)[kPix])
+{
+    T *p = (T *)row;
+    if (xs + kPix <= x1) {
+        constexpr int kVecs = kPix * (int)sizeof(T) / 16;
+        uint32_t w[kVecs * 4];
+#pragma unroll
+        for (int i = 0; i < kVecs * 4; ++i) {
+            if constexpr (sizeof(T) == 1) {
+                const uint32_t a = Arith::quantize(v[4 * i], Sample<T>::maxval);
+                const uint32_t b = Arith::quantize(v[4 * i + 1], Sample<T>::maxval);
+                const uint32_t c = Arith::quantize(v[4 * i + 2], Sample<T>::maxval);
+                const uint32_t d = Arith::quantize(v[4 * i + 3], Sample<T>::maxval);
+                w[i] = pack_low_bytes(a, b, c, d);
+            } else if constexpr (sizeof(T) == 2) {
+                const uint32_t a = Arith::quantize(v[2 * i], Sample<T>::maxval);
+                const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
+                w[i] = pack_low_halves(a, b);
+            } else {
+                w[i] = __float_as_uint(v[i]);
+            }
+        }
+        uint4 *q = (uint4 *)(p + xs);
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i)
+            __stcs(q + i, make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]));
+    } else {
+#pragma unroll
+        for (int i = 0; i < kPix; ++i) {
+            if (xs + i < x1) {
+                if constexpr (sizeof(T) == 4)
+                    p[xs + i] = v[i];
+                else
+                    p[xs + i] = (T)Arith::quantize(v[i], Sample<T>::maxval);
+            }
+        }
+    }
+}
+
+/* One pass over elements [Lo, Hi) of a thread's pixels v, none of them a row end: in place,
+ * carrying the next pixel's sum. The old values just outside are v[Lo - 1] and v[Hi], or l
+ * and r where those fall outside the array. */
+template <class Arith, int Lo, int Hi, int N>
+__device__ __forceinline__ void pass_span(float (&v)[N], float l, float r)
+{
+    static_assert(0 <= Lo && Lo < Hi && Hi <= N, "a pass's span lies in the array");
+    /* element i's old value, i a compile-time constant after unrolling */
+    auto old = [&](int i) { return i < 0 ? l : i >= N ? r : v[i]; };
+    float sum = sum3(old(Lo - 1), v[Lo], old(Lo + 1));
+#pragma unroll
+    for (int i = Lo; i < Hi; ++i) {
+        /* the next pixel's sum before this one's quotient: the old v[i] is then dead, and
+         * the quotient can take its register */
+        const float next_sum = i + 1 < Hi ? sum3(v[i], old(i + 1), old(i + 2)) : 0.0f;
+        v[i] = Arith::div3(sum);
+        sum = next_sum;
+    }
+}
+
+/* One pass over all kPix of a thread's pixels, l and r the old values just outside them. */
+template <class Arith>
+__device__ __forceinline__ void pass_interior(float (&v)[kPix], float l, float r)
+{
+    pass_span<Arith, 0, kPix>(v, l, r);
+}
+
+/*
+ * Row ends. A segment starts on a multiple of kPix and x = 0 starts the first segment, so
+ * x = 0 is always element 0 of its thread. x = width - 1 can be any element e: its thread
+ * saves the two old values the end needs before the pass (a switch on e, so every register
+ * index is a constant: a jump, not a chain of kPix selects) and writes the adaptive mean
+ * back after it. A warp holding such an end pays about 30 instructions a pass for this;
+ * an end on element kPix - 1 needs no switch (RowEnds.warp_switch, pass_with_ends).
+ */
+static_assert(kPix == 32, "the switches below name every element");
+#define GS_FAST_CASES(X)                                                                   \
+    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)    \
+    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)      \
+    X(30) X(31)
+/* Elements past a thread's own: x = width - 1 in the halo a thread holds to its right
+ * (smooth_few_passes.cu, kHalo of 4 at most). */
+#define GS_HALO_CASES(X) X(32) X(33) X(34) X(35)
+
+/* The old values x = width - 1 needs, when it is element Off + e of v: a = element
+ * Off + e - 1 (or `before`, the value left of the array, when that is -1), b = element Off + e. */
+template <int Off, typename E, int N>
+__device__ __forceinline__ void gather_right_end(const E (&v)[N], E before, int e, E &a, E &b)
+{
+    static_assert(Off + kPix <= N, "every case names an element");
+    switch (e) {
+#define GS_GATHER(k)                                                                       \
+    case k:                                                                                \
+        if constexpr (Off + (k) < N) {                                                     \
+            a = Off + (k) == 0 ? before : v[Off + (k) == 0 ? 0 : Off + (k) - 1];           \
+            b = v[Off + (k)];                                                              \
+        } else {                                                                           \
+            a = b = E{};                                                                   \
+        }                                                                                  \
+        break;
+        GS_FAST_CASES(GS_GATHER)
+        GS_HALO_CASES(GS_GATHER)
+#undef GS_GATHER
+    default:
+        a = b = E{};
+        break;
+    }
+}
+
+/* Element Off + e of v becomes m. */
+template <int Off, int N>
+__device__ __forceinline__ void scatter_right_end(float (&v)[N], int e, float m)
+{
+    switch (e) {
+#define GS_SCATTER(k)                                                                      \
+    case k:                                                                                \
+        if constexpr (Off + (k) < N) v[Off + (k)] = m;                                     \
+        break;
+        GS_FAST_CASES(GS_SCATTER)
+        GS_HALO_CASES(GS_SCATTER)
+#undef GS_SCATTER
+    default:
+        break;
+    }
+}
+
+/* Where a thread's pixels meet the row's ends, and what its warp does about them each pass.
+ * The switches cost a warp about 30 instructions a pass; a row end on a thread's last
+ * element (widths that are multiples of kPix) needs none. Both flags are uniform per warp:
+ * the shuffles need whole warps. */
+struct RowEnds {
+    bool has_left;     /* x = 0 is this thread's element 0 */
+    int e_right;       /* the element holding x = width - 1, or -1 */
+    bool warp_has_end; /* a thread of the warp holds a row end */
+    bool warp_switch;  /* a thread of the warp holds x = width - 1 elsewhere than on its
+                          element kPix - 1 */
+};
+
+/* The row ends of the thread whose element 0 is x = xs; x = width - 1 counts when it is
+ * among its elements [0, reach): kPix, or more for a thread that also holds pixels to the
+ * right of its own (smooth_few_passes.cu). */
+__device__ __forceinline__ RowEnds row_ends(long xs, uint32_t width, int reach = kPix)
+{
+    RowEnds e;
+    e.has_left = xs == 0;
+    const long er = (long)width - 1 - xs;
+    e.e_right = (er >= 0 && er < reach) ? (int)er : -1;
+    e.warp_has_end = __any_sync(kFullMask, e.has_left || e.e_right >= 0);
+    /* (as written for reach == kPix, where e_right < kPix, its code is the older one's) */
+    const bool off_last = reach == kPix ? e.e_right < kPix - 1 : e.e_right != kPix - 1;
+    e.warp_switch = __any_sync(kFullMask, e.e_right >= 0 && off_last);
+    return e;
+}
+
+} /* namespace gs_cuda */
+
+#endif /* GS_CUDA_REGISTER_PIXELS_CUH */

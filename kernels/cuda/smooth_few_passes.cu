@@ -1,0 +1,318 @@
+/* smooth_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes from integer samples: each thread smooths its kPix pixels alone, from its own copy of the pixels either side, with no barrier, shuffle or shared memory between passes, pass 1's sums taken as integers, and its next segment's loads in flight while it works. */
+#include "fast_arith.cuh"
+#include "launch_common.cuh"
+#include "register_pixels.cuh"
+#include "sample_io.cuh"
+#include "smooth_variants.cuh"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+/*
+ * Layout. A row is cut into segments of kPix pixels, one a thread, numbered row by row, and
+ * consecutive lanes of a warp take consecutive segments (a warp may hold the end of one row
+ * and the start of the next). A pass spoils one pixel at each edge of what a thread holds,
+ * so for K passes a thread also holds the K pixels either side of its segment (kHalo at
+ * most): pass p computes the pixels within K - p of its segment, and the segment's own kPix
+ * are right after pass K. For K = 3 that is 102 pixel-passes for 96, where sharing the
+ * neighbours at every pass (smooth_registers.cu's groups) costs a shuffle or a barrier a
+ * pass. The halo comes from the neighbouring lanes' loaded words by one shuffle each side;
+ * a warp's outer lanes load theirs with their own segment.
+ *
+ * Pass 1 adds each pixel's three words as integers (div3_of_magic_sum), the later passes
+ * are the float mean with ShortDivide: every pass of a launch from integer samples is among
+ * the first GS_SHORT_DIV_PASSES. Row ends take the adaptive mean as in the other layouts
+ * (RowEnds): x = 0 is always element kHalo, x = width - 1 any element from kHalo on, in
+ * the right halo too when the row's last segment holds fewer pixels than the passes.
+ *
+ * A block is one warp, and a warp takes kTurns runs of kWarp consecutive segments, a
+ * segment a lane each turn; it issues the loads of its next turn before it smooths the
+ * current one. One-warp blocks free their registers as soon as their warp is done: on an
+ * H200 this took K=3 from 0.207 ms (a persistent grid of 256-thread blocks striding over
+ * the segments, whose warps finished far apart: 17 of 24 warps an SM active on average) to
+ * 0.199 ms (bench/NOTES.md, eleventh step).
+ */
+
+namespace gs_cuda {
+
+namespace {
+
+constexpr int kHalo = (int)kFewPassesMax;  /* pixels held either side of a segment */
+constexpr int kHeld = kPix + 2 * kHalo;     /* pixels a thread holds */
+constexpr uint32_t kTurns = 8;              /* turns of a warp: kTurns * kWarp segments */
+/* Warps an SM for u8 input (at most 85 registers a thread, no spills) and for u16, whose
+ * loaded segment takes twice the registers (at most 102). */
+template <typename T> constexpr int kWarpsPerSm = sizeof(T) == 1 ? 24 : 20;
+/* Segments are counted in 32 bits: a launch's segments, and a warp's first segment plus its
+ * run, stay below 2^32 when the segments are at most 2^31. */
+constexpr uint64_t kFewMaxSegments = 1ull << 31;
+
+static_assert(kHalo <= 4 && kPix % 16 == 0,
+              "a segment's halo is one word of u8 or two of u16 either side");
+
+struct FewArgs {
+    const char *src;
+    size_t src_pitch;
+    char *dst;
+    size_t dst_pitch;
+    uint32_t width;
+    uint32_t segs_per_row;
+    uint32_t segs;        /* rows * segs_per_row */
+    /* a lane's move from one turn to the next, kWarp segments: turn_rows whole rows
+     * (kWarp / segs_per_row) and turn_segs more segments (kWarp % segs_per_row) */
+    uint32_t turn_rows;
+    uint32_t turn_segs;
+};
+
+/* The loaded bytes of one thread's segment: its kPix pixels as 16-byte vectors and, for a
+ * warp's outer lanes, the words of the kHalo pixels beyond the warp's edge (left of lane 0's
+ * segment, right of lane 31's), which no neighbouring lane holds. */
+template <typename T> struct SegmentWords {
+    static constexpr int kVecs = kPix * (int)sizeof(T) / 16;
+    static constexpr int kHaloWords = kHalo * (int)sizeof(T) / 4;
+    uint4 vec[kVecs];
+    uint32_t edge[kHaloWords];
+};
+
+/* Issue the loads of segment `seg` of row `row` (active: the lane has a segment). Vectors
+ * that start past the row's end, every vector of a lane with no segment, and the edge words
+ * of lanes that need none are zeros. */
+template <typename T>
+__device__ __forceinline__ void load_segment(const FewArgs &a, uint32_t row, uint32_t seg,
+                                             uint32_t lane, bool active, SegmentWords<T> &w)
+{
+    using W = SegmentWords<T>;
+    constexpr uint32_t kPerVec = 16 / sizeof(T);
+    const uint32_t xs = seg * kPix;
+    const char *p = a.src + (size_t)row * a.src_pitch + (size_t)xs * sizeof(T);
+#pragma unroll
+    for (int i = 0; i < W::kVecs; ++i)
+        w.vec[i] = active && xs + i * kPerVec < a.width ? __ldcs((const uint4 *)p + i)
+                                                         : make_uint4(0u, 0u, 0u, 0u);
+    /* a halo inside the row lies inside the pitch: it starts a 16-byte granule */
+    const bool left = active && lane == 0 && seg > 0;
+    const bool right = active && lane == kWarp - 1 && xs + kPix < a.width;
+    const uint32_t *edge = lane == 0 ? (const uint32_t *)p - W::kHaloWords
+                                     : (const uint32_t *)(p + kPix * sizeof(T));
+#pragma unroll
+    for (int i = 0; i < W::kHaloWords; ++i) w.edge[i] = left || right ? __ldcs(edge + i) : 0u;
+}
+
+/* The held pixels as sample_bits words: element i is x = xs - kHalo + i. The halo words come
+ * from the neighbouring lanes (the outer lanes' own loads); pixels outside the row are 0. */
+template <typename T>
+__device__ __forceinline__ void unpack_held(const SegmentWords<T> &w, uint32_t lane,
+                                            uint32_t xs, uint32_t width, uint32_t (&m)[kHeld])
+{
+    using W = SegmentWords<T>;
+    constexpr int kPerWord = 4 / (int)sizeof(T);
+    uint32_t left[W::kHaloWords], right[W::kHaloWords];
+#pragma unroll
+    for (int i = 0; i < W::kHaloWords; ++i) {
+        const uint32_t from_left =
+            __shfl_up_sync(kFullMask, word_of(w.vec, 4 * W::kVecs - W::kHaloWords + i), 1);
+        const uint32_t from_right = __shfl_down_sync(kFullMask, word_of(w.vec, i), 1);
+        left[i] = lane == 0 ? w.edge[i] : from_left;
+        right[i] = lane == kWarp - 1 ? w.edge[i] : from_right;
+    }
+#pragma unroll
+    for (int i = 0; i < kHeld; ++i) {
+        const int k = i % kPerWord; /* kHalo and kPix are whole words */
+        const uint32_t word = i < kHalo          ? left[i / kPerWord]
+                              : i < kHalo + kPix ? word_of(w.vec, (i - kHalo) / kPerWord)
+                                                 : right[(i - kHalo - kPix) / kPerWord];
+        m[i] = sample_bits<T>(word, (uint32_t)k);
+    }
+    if (xs == 0 || xs + kPix + kHalo > width) { /* a row end is near: no other row's pixels */
+#pragma unroll
+        for (int i = 0; i < kHeld; ++i)
+            if (i < kHalo ? xs == 0 : xs + (uint32_t)(i - kHalo) >= width) m[i] = kMagic23Bits;
+    }
+}
+
+/* How a warp treats row ends (RowEnds): none held; ends only on element kHalo and
+ * kHalo + kPix - 1 (selects); or x = width - 1 anywhere (switches). */
+enum EndsMode { kNoEnds, kLastElementEnds, kAnyEnds };
+
+/* Pass 1 over elements [Lo, Hi): the sums as integers, the quotients as floats. The row
+ * ends' means are taken first, so that no word outlives its last sum. */
+template <int Lo, int Hi, int Mode>
+__device__ __forceinline__ void first_pass(const uint32_t (&m)[kHeld], float (&v)[kHeld],
+                                           const RowEnds &e)
+{
+    float left_mean = 0.0f, right_mean = 0.0f;
+    if constexpr (Mode != kNoEnds) {
+        left_mean = gs_mean2(sample_float(m[kHalo]), sample_float(m[kHalo + 1]));
+        uint32_t a = 0u, b = 0u;
+        if constexpr (Mode == kLastElementEnds) {
+            a = m[kHalo + kPix - 2];
+            b = m[kHalo + kPix - 1];
+        } else if (e.e_right >= 0) {
+            gather_right_end<kHalo>(m, 0u, e.e_right, a, b);
+        }
+        right_mean = gs_mean2(sample_float(a), sample_float(b));
+    }
+#pragma unroll
+    for (int i = Lo; i < Hi; ++i) v[i] = div3_of_magic_sum(m[i - 1] + m[i] + m[i + 1]);
+    if constexpr (Mode != kNoEnds) {
+        if (e.has_left) v[kHalo] = left_mean;
+        if constexpr (Mode == kLastElementEnds) {
+            if (e.e_right == kPix - 1) v[kHalo + kPix - 1] = right_mean;
+        } else if (e.e_right >= 0) {
+            scatter_right_end<kHalo>(v, e.e_right, right_mean);
+        }
+    }
+}
+
+/* A later pass over elements [Lo, Hi) in place. */
+template <int Lo, int Hi, int Mode>
+__device__ __forceinline__ void later_pass(float (&v)[kHeld], const RowEnds &e)
+{
+    if constexpr (Mode == kNoEnds) {
+        pass_span<ShortDivide, Lo, Hi>(v, 0.0f, 0.0f);
+    } else {
+        const float left_a = v[kHalo], left_b = v[kHalo + 1];
+        float right_a, right_b;
+        if constexpr (Mode == kLastElementEnds) {
+            right_a = v[kHalo + kPix - 2];
+            right_b = v[kHalo + kPix - 1];
+        } else {
+            right_a = right_b = 0.0f;
+            if (e.e_right >= 0) gather_right_end<kHalo>(v, 0.0f, e.e_right, right_a, right_b);
+        }
+        pass_span<ShortDivide, Lo, Hi>(v, 0.0f, 0.0f);
+        if (e.has_left) v[kHalo] = gs_mean2(left_a, left_b);
+        if constexpr (Mode == kLastElementEnds) {
+            if (e.e_right == kPix - 1) v[kHalo + kPix - 1] = gs_mean2(right_a, right_b);
+        } else if (e.e_right >= 0) {
+            scatter_right_end<kHalo>(v, e.e_right, gs_mean2(right_a, right_b));
+        }
+    }
+}
+
+/* Passes P to K: pass P computes the elements within K - P of the segment. */
+template <int K, int P, int Mode>
+__device__ __forceinline__ void passes_from(float (&v)[kHeld], const RowEnds &e)
+{
+    if constexpr (P <= K) {
+        later_pass<kHalo - (K - P), kHalo + kPix + (K - P), Mode>(v, e);
+        passes_from<K, P + 1, Mode>(v, e);
+    }
+}
+
+/* K passes over the held pixels; v[kHalo, kHalo + kPix) holds the segment's result. */
+template <int K, int Mode>
+__device__ __forceinline__ void smooth_held(const uint32_t (&m)[kHeld], float (&v)[kHeld],
+                                            const RowEnds &e)
+{
+    if constexpr (K == 0) {
+#pragma unroll
+        for (int i = kHalo; i < kHalo + kPix; ++i) v[i] = sample_float(m[i]);
+    } else {
+        first_pass<kHalo - (K - 1), kHalo + kPix + (K - 1), Mode>(m, v, e);
+        passes_from<K, 2, Mode>(v, e);
+    }
+}
+
+template <typename Tin, typename Tout, int K>
+__device__ __forceinline__ void smooth_segment(const FewArgs &a, uint32_t row, uint32_t seg,
+                                               uint32_t lane, bool active,
+                                               const SegmentWords<Tin> &w)
+{
+    const uint32_t xs = seg * kPix;
+    uint32_t m[kHeld];
+    unpack_held<Tin>(w, lane, xs, a.width, m);
+    float v[kHeld];
+    /* x = width - 1 may lie in the right halo (the last segment holds fewer pixels than
+     * the passes): its adaptive mean is taken there too. Warp-uniform flags: every lane
+     * calls it. */
+    const RowEnds ends = row_ends(xs, a.width, kPix + kHalo);
+    if (!ends.warp_has_end)
+        smooth_held<K, kNoEnds>(m, v, ends);
+    else if (!ends.warp_switch)
+        smooth_held<K, kLastElementEnds>(m, v, ends);
+    else
+        smooth_held<K, kAnyEnds>(m, v, ends);
+    if (!active) return;
+    float out[kPix];
+#pragma unroll
+    for (int i = 0; i < kPix; ++i) out[i] = v[kHalo + i];
+    store_pixels<Tout, ReciprocalFma>(a.dst + (size_t)row * a.dst_pitch, xs, a.width, out);
+}
+
+template <typename Tin, typename Tout, int K>
+__global__ void __launch_bounds__(kWarp, kWarpsPerSm<Tin>) smooth_few_passes_kernel(FewArgs a)
+{
+    const uint32_t lane = threadIdx.x;
+    /* every lane of the warp runs the same turns (the halo shuffles need them all) */
+    uint32_t base = blockIdx.x * (kTurns * kWarp);
+    const uint32_t limit = base + kTurns * kWarp < a.segs ? base + kTurns * kWarp : a.segs;
+    uint32_t row = (base + lane) / a.segs_per_row, seg = (base + lane) % a.segs_per_row;
+    SegmentWords<Tin> cur, next;
+    load_segment<Tin>(a, row, seg, lane, base + lane < a.segs, cur);
+    for (; base < limit; base += kWarp) {
+        uint32_t next_row = row + a.turn_rows, next_seg = seg + a.turn_segs;
+        if (next_seg >= a.segs_per_row) {
+            next_seg -= a.segs_per_row;
+            ++next_row;
+        }
+        if (base + kWarp < limit)
+            load_segment<Tin>(a, next_row, next_seg, lane, base + kWarp + lane < a.segs, next);
+        smooth_segment<Tin, Tout, K>(a, row, seg, lane, base + lane < a.segs, cur);
+        cur = next;
+        row = next_row;
+        seg = next_seg;
+    }
+}
+
+} /* namespace */
+
+bool few_passes_fit(uint32_t width, uint32_t rows, uint32_t passes)
+{
+    const uint64_t segs = (uint64_t)rows * ((width + kPix - 1) / kPix);
+    return passes <= kFewPassesMax && segs <= kFewMaxSegments;
+}
+
+cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
+                              size_t out_pitch, uint32_t out_kind, uint32_t passes,
+                              uint32_t width, uint32_t rows, cudaStream_t stream)
+{
+    if (!few_passes_fit(width, rows, passes) || in_kind == kKindFloat)
+        return cudaErrorInvalidValue;
+    FewArgs a = {};
+    a.src = (const char *)in;
+    a.src_pitch = in_pitch;
+    a.dst = (char *)out;
+    a.dst_pitch = out_pitch;
+    a.width = width;
+    a.segs_per_row = (width + kPix - 1) / kPix;
+    a.segs = (uint32_t)((uint64_t)rows * a.segs_per_row);
+    a.turn_rows = kWarp / a.segs_per_row;
+    a.turn_segs = kWarp % a.segs_per_row;
+    const uint32_t blocks = (a.segs + kTurns * kWarp - 1) / (kTurns * kWarp);
+    return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) -> cudaError_t {
+        using Tin = decltype(tin);
+        using Tout = decltype(tout);
+        if constexpr (sizeof(Tin) > 2) {
+            return cudaErrorInvalidValue;
+        } else {
+            auto launch = [&](auto k) -> cudaError_t {
+                constexpr int kPasses = decltype(k)::value;
+                smooth_few_passes_kernel<Tin, Tout, kPasses><<<blocks, kWarp, 0, stream>>>(a);
+                return cudaGetLastError();
+            };
+            switch (passes) {
+            case 0: return launch(std::integral_constant<int, 0>{});
+            case 1: return launch(std::integral_constant<int, 1>{});
+            case 2: return launch(std::integral_constant<int, 2>{});
+            case 3: return launch(std::integral_constant<int, 3>{});
+            case 4: return launch(std::integral_constant<int, 4>{});
+            default: return cudaErrorInvalidValue;
+            }
+        }
+    });
+}
+
+} /* namespace gs_cuda */
