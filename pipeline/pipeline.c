@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "image_io.h"
+#include "round_up.h"
 #include "sample_scale.h"
 
 /* Source bytes per strip when the backend states no preference. */
@@ -37,7 +38,6 @@ static uint32_t work_op(const gs_work *w)
     }
 }
 
-static size_t round_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
 
 /* Zero-filled: a strip buffer never carries earlier heap contents (another file's pixels,
  * in a batch) to an output, even if a decoder or backend left part of it unwritten. The
@@ -46,7 +46,7 @@ static size_t round_up(size_t n, size_t align) { return (n + align - 1) / align 
 static void *alloc_rows(size_t rows, size_t stride, size_t align)
 {
     if (stride && rows > SIZE_MAX / stride) return NULL;
-    size_t bytes = round_up(rows * stride > 0 ? rows * stride : 1, align);
+    size_t bytes = gs_round_up(rows * stride > 0 ? rows * stride : 1, align);
     void *p = aligned_alloc(align, bytes);
     if (p) memset(p, 0, bytes);
     return p;
@@ -597,9 +597,9 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
                   : o->depth != GS_DEPTH_KEEP ? (uint32_t)o->depth : p.in_bits;
     p.convert = p.view || p.file_bits != p.out_bits;
     p.align = d->alignment > 16 ? d->alignment : 16;
-    p.in_stride = round_up((size_t)p.width * (p.in_bits / 8), p.align);
-    p.out_stride = round_up((size_t)p.width * (p.out_bits / 8), p.align);
-    p.conv_stride = round_up((size_t)p.width * (p.file_bits / 8), p.align);
+    p.in_stride = gs_round_up((size_t)p.width * (p.in_bits / 8), p.align);
+    p.out_stride = gs_round_up((size_t)p.width * (p.out_bits / 8), p.align);
+    p.conv_stride = gs_round_up((size_t)p.width * (p.file_bits / 8), p.align);
     size_t strip_bytes = d->preferred_strip_bytes ? d->preferred_strip_bytes : GS_DEFAULT_STRIP_BYTES;
     p.strip_rows = p.in_stride >= strip_bytes ? 1u : (uint32_t)(strip_bytes / p.in_stride);
     /* Down columns, each strip is decoded with `halo` rows above and below it: strips of 8

@@ -7,6 +7,7 @@
 #include "cuda_device_or_skip.h"
 #include "cuda_kernels.h"
 #include "reference.h"
+#include "round_up.h"
 
 /* A lone 1 (8-bit) or 65535 (16-bit) at `at` among zeros in a row of `width`, smoothed for
  * K passes on the device and left unrounded: from pass 79 some sums fall below 2^-123,
@@ -15,8 +16,8 @@
  * CUDA error. */
 static long lone_one_mismatches(uint32_t width, uint32_t at, uint32_t bits, uint32_t iters)
 {
-    const size_t row_bytes = (size_t)width * (bits / 8), pitch = (row_bytes + 255) / 256 * 256;
-    const size_t float_pitch = ((size_t)width * 4 + 255) / 256 * 256;
+    const size_t row_bytes = (size_t)width * (bits / 8), pitch = gs_round_up(row_bytes, 256);
+    const size_t float_pitch = gs_round_up((size_t)width * 4, 256);
     uint8_t *in = (uint8_t *)calloc(1, row_bytes);
     float *scratch = (float *)malloc(2 * (size_t)width * sizeof(float)), *got = (float *)malloc(width * 4);
     if (bits == 8) in[at] = 1;

@@ -1,6 +1,7 @@
 /* integral.cu: integral rows (inclusive prefix sum of each row) and the summed-area table over strips, on the GPU. */
 #include "cuda_kernels.h"
 #include "launch_common.cuh"
+#include "round_up.h"
 
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -700,13 +701,12 @@ struct TileLayout {
 };
 inline TileLayout tile_layout(uint64_t tiles)
 {
-    auto up = [](uint64_t n) { return (size_t)((n + 255) & ~(uint64_t)255); };
     TileLayout l;
     l.row = 256;
-    l.col = l.row + up(8 * tiles * kTileRowsMax);
-    l.cor_agg = l.col + up(8 * tiles * kTileCols);
-    l.cor_inc = l.cor_agg + up(16 * tiles);
-    l.total = l.cor_inc + up(16 * tiles);
+    l.col = l.row + gs_round_up(8 * tiles * kTileRowsMax, 256);
+    l.cor_agg = l.col + gs_round_up(8 * tiles * kTileCols, 256);
+    l.cor_inc = l.cor_agg + gs_round_up(16 * tiles, 256);
+    l.total = l.cor_inc + gs_round_up(16 * tiles, 256);
     return l;
 }
 

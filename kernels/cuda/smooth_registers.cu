@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
     auto prefetch = [&](uint32_t seg) {
         const uint32_t row = g.segs_per_row == 1 ? seg : seg / g.segs_per_row;
         const long xs0 = (long)(seg % g.segs_per_row) * g.out_span; /* segment_start */
-        const long row_end = ((long)g.width * (long)sizeof(Tin) + 15) / 16 * 16;
+        const long row_end = (long)gs_round_up((size_t)g.width * sizeof(Tin), 16);
         const long lo = xs0 > 0 ? xs0 * (long)sizeof(Tin) : 0;
         long hi = (xs0 + (long)g.group * kPix) * (long)sizeof(Tin);
         if (hi > row_end) hi = row_end;

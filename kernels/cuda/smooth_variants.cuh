@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "round_up.h"
 
 namespace gs_cuda {
 
@@ -22,8 +23,7 @@ inline uint32_t launch_count(uint32_t iters, uint32_t max_per_launch)
 /* Bytes of one float32 row in scratch, padded to GS_CUDA_ALIGN. */
 inline size_t float_pitch(uint32_t width)
 {
-    size_t bytes = (size_t)width * sizeof(float);
-    return (bytes + GS_CUDA_ALIGN - 1) / GS_CUDA_ALIGN * GS_CUDA_ALIGN;
+    return gs_round_up((size_t)width * sizeof(float), GS_CUDA_ALIGN);
 }
 
 /* Scratch for a chain: two float32 row sets when more than one launch is needed. */

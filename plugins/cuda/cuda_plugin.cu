@@ -8,6 +8,7 @@
 #include "cuda_kernels.h"
 #include "gsmooth/gsmooth_plugin.h"
 #include "plugin_util.h"
+#include "round_up.h"
 #include "stencil_math.h"
 
 static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
@@ -277,7 +278,6 @@ cleanup:
 
 /* ---- strip streaming ---- */
 
-size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
 enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D, OP_AXES };
 
@@ -291,7 +291,7 @@ struct strip_work {
 };
 
 /* Bytes of one piece of device scratch, kept 256-byte aligned inside d_scr. */
-size_t piece(size_t bytes) { return round_up(bytes, 256); }
+size_t piece(size_t bytes) { return gs_round_up(bytes, 256); }
 
 /* The shape of one strip's chunks. A chunk writes rows_per_chunk rows of the strip; down
  * columns it reads up to `halo` more rows on each side from the strip's window, so each
@@ -363,9 +363,9 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const 
     p.window_rows = axes ? w.above + s->rows + w.below : s->rows;
     p.in_row = (size_t)s->width * (s->in_bits / 8);
     p.out_row = (size_t)s->width * (s->out_bits / 8);
-    p.in_pitch = round_up(p.in_row, GS_CUDA_ALIGN);
-    p.out_pitch = round_up(p.out_row, GS_CUDA_ALIGN);
-    p.float_pitch = round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
+    p.in_pitch = gs_round_up(p.in_row, GS_CUDA_ALIGN);
+    p.out_pitch = gs_round_up(p.out_row, GS_CUDA_ALIGN);
+    p.float_pitch = gs_round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
     const bool xy = axes && (w.axes & GS_AXIS_X);
     size_t scr_row = 0;
     if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, w.iters);
