@@ -38,7 +38,6 @@ static uint32_t work_op(const gs_work *w)
     }
 }
 
-
 /* Zero-filled: a strip buffer never carries earlier heap contents (another file's pixels,
  * in a batch) to an output, even if a decoder or backend left part of it unwritten. The
  * decoders and backends write every sample (fuzz_decode.c and valgrind check that);

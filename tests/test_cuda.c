@@ -143,6 +143,13 @@ static void build_cases(void)
         add_smooth(18048, 3, 64, (uint32_t)b);
         add_smooth(18049, 3, 64, (uint32_t)b);
         add_smooth(32769, 3, 1030, (uint32_t)b);
+        /* Up to 4 passes each thread holds 4 pixels either side of its 32: rows whose last
+         * segment holds 2, 3 or 4 pixels put the row's end in the halo of the thread before
+         * (the widths above cover 1 and 3: 33, 1025, 100003). */
+        add_smooth(34, 7, 3, (uint32_t)b);
+        add_smooth(35, 7, 4, (uint32_t)b);
+        add_smooth(1028, 3, 4, (uint32_t)b);
+        add_smooth(16386, 3, 3, (uint32_t)b);
         /* Relay segments (33 to 78 passes; widths that are multiples of 32 and fit 18
          * warps, where they smooth at most 1.2x the pixels of multi-warp groups): two warps
          * (1056 at K = 64; at K = 1000 prefetching groups), one refresh (16384 at K = 33),

@@ -11,8 +11,9 @@
 
 namespace gs_cuda {
 
-/* Pixels per thread: two 16-byte loads of u8. 32 floats of state plus temporaries keep
- * the kernel near 64 registers, so two 512-thread groups (16384-pixel rows) fit an SM. */
+/* Pixels per thread: two 16-byte loads of u8. In smooth_registers.cu's kernels 32 floats of
+ * state plus temporaries stay near 64 registers, so two 512-thread groups (16384-pixel rows)
+ * fit an SM; smooth_few_passes.cu holds 8 more and runs 24 warps an SM. */
 constexpr int kPix = 32;
 
 /* Sample k of a word of u8 (k < 4) or u16 (k < 2) samples as the low mantissa bits of 2^23:

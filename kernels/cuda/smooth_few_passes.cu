@@ -18,8 +18,9 @@
  * most): pass p computes the pixels within K - p of its segment, and the segment's own kPix
  * are right after pass K. For K = 3 that is 102 pixel-passes for 96, where sharing the
  * neighbours at every pass (smooth_registers.cu's groups) costs a shuffle or a barrier a
- * pass. The halo comes from the neighbouring lanes' loaded words by one shuffle each side;
- * a warp's outer lanes load theirs with their own segment.
+ * pass. The halo comes from the neighbouring lanes' loaded words by a shuffle a word each
+ * side (one word of u8, two of u16); a warp's outer lanes load theirs with their own
+ * segment.
  *
  * Pass 1 adds each pixel's three words as integers (div3_of_magic_sum), the later passes
  * are the float mean with ShortDivide: every pass of a launch from integer samples is among
@@ -42,15 +43,16 @@ namespace {
 constexpr int kHalo = (int)kFewPassesMax;  /* pixels held either side of a segment */
 constexpr int kHeld = kPix + 2 * kHalo;     /* pixels a thread holds */
 constexpr uint32_t kTurns = 8;              /* turns of a warp: kTurns * kWarp segments */
-/* Warps an SM for u8 input (at most 85 registers a thread, no spills) and for u16, whose
- * loaded segment takes twice the registers (at most 102). */
+/* Warps an SM for u8 input (at most 80 registers a thread, no spills) and for u16, whose
+ * loaded segment takes twice the registers (at most 96). */
 template <typename T> constexpr int kWarpsPerSm = sizeof(T) == 1 ? 24 : 20;
 /* Segments are counted in 32 bits: a launch's segments, and a warp's first segment plus its
  * run, stay below 2^32 when the segments are at most 2^31. */
 constexpr uint64_t kFewMaxSegments = 1ull << 31;
 
-static_assert(kHalo <= 4 && kPix % 16 == 0,
-              "a segment's halo is one word of u8 or two of u16 either side");
+static_assert(kHalo == 4 && kPix % 16 == 0,
+              "a segment's halo is one word of u8 or two of u16 either side, and the row-end "
+              "switches name its elements (GS_HALO_CASES)");
 
 struct FewArgs {
     const char *src;
@@ -271,8 +273,10 @@ __global__ void __launch_bounds__(kWarp, kWarpsPerSm<Tin>) smooth_few_passes_ker
 
 bool few_passes_fit(uint32_t width, uint32_t rows, uint32_t passes)
 {
-    const uint64_t segs = (uint64_t)rows * ((width + kPix - 1) / kPix);
-    return passes <= kFewPassesMax && segs <= kFewMaxSegments;
+    const uint64_t segs = (uint64_t)rows * (((uint64_t)width + kPix - 1) / kPix);
+    /* a one-pixel row would take both end rules at once, each halving it: its callers give
+     * it no passes (smooth_with) */
+    return passes <= kFewPassesMax && segs <= kFewMaxSegments && (width > 1 || passes == 0);
 }
 
 cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
@@ -287,7 +291,7 @@ cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind,
     a.dst = (char *)out;
     a.dst_pitch = out_pitch;
     a.width = width;
-    a.segs_per_row = (width + kPix - 1) / kPix;
+    a.segs_per_row = (uint32_t)(((uint64_t)width + kPix - 1) / kPix);
     a.segs = (uint32_t)((uint64_t)rows * a.segs_per_row);
     a.turn_rows = kWarp / a.segs_per_row;
     a.turn_segs = kWarp % a.segs_per_row;

@@ -607,7 +607,7 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
                         cudaStream_t stream, uint32_t last_kind = 0)
 {
     /* Segments are counted in 32 bits; a strip has far fewer (the plugin sends chunks). */
-    if ((uint64_t)rows * ((width + kMaxSpan - 1) / kMaxSpan + 1) > kMaxSegments)
+    if ((uint64_t)rows * (((uint64_t)width + kMaxSpan - 1) / kMaxSpan + 1) > kMaxSegments)
         return cudaErrorInvalidValue;
     if (!aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch) ||
         (d_scratch != NULL && !aligned(d_scratch, 0)))

@@ -98,7 +98,8 @@ size_t smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters);
 
 /* The registers variant's launch for at most kFewPassesMax passes from integer samples
  * (smooth_few_passes.cu): in_kind 8 or 16, out_kind the same or kKindFloat. few_passes_fit
- * says whether a launch of this shape can take it. */
+ * says whether a launch of this shape can take it (not one-pixel rows with passes: they
+ * take none, smooth_with). */
 constexpr uint32_t kFewPassesMax = 4;
 bool few_passes_fit(uint32_t width, uint32_t rows, uint32_t passes);
 cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind, void *out,

@@ -278,7 +278,6 @@ cleanup:
 
 /* ---- strip streaming ---- */
 
-
 enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D, OP_AXES };
 
 /* What a call computes: the operation, its passes, and for OP_AXES the axes and the rows
