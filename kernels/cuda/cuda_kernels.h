@@ -95,10 +95,10 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
  * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, every integer sum s in
  * [0, 3 * 65535] divided from its words (div3_of_magic_sum, the few-pass launch's pass 1),
- * and every float v in [0, maxval] quantized for maxval 255 and 65535. d_counts (two device uint64, zeroed by the
- * caller) gets d_counts[0] += inputs that differ where the formulas must agree (0 expected),
- * and d_counts[1] += two-instruction quotients that differ at or below 2^-123 (5,592,406
- * expected: the reason for GS_SHORT_DIV_PASSES).
+ * and every float v in [0, maxval] quantized for maxval 255 and 65535. d_counts (two device
+ * uint64, zeroed by the caller) gets d_counts[0] += inputs that differ where the formulas
+ * must agree (0 expected), and d_counts[1] += two-instruction quotients that differ at or
+ * below 2^-123 (5,592,406 expected: the reason for GS_SHORT_DIV_PASSES).
  */
 cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t stream);
 

@@ -67,7 +67,8 @@ constexpr uint32_t kSum3MagicBits = 3u * kMagic23Bits; /* 0xE1000000: the float 
 __device__ __forceinline__ float div3_of_magic_sum(uint32_t sum_of_three_words)
 {
     const float neg_scaled = __fadd_rn(__uint_as_float(sum_of_three_words), 0x1p67f);
-    return fmaf(neg_scaled, -GS_DIV3_HI * 0x1p-44f, __fmul_rn(neg_scaled, -GS_DIV3_LO * 0x1p-44f));
+    return fmaf(neg_scaled, -GS_DIV3_HI * 0x1p-44f,
+                __fmul_rn(neg_scaled, -GS_DIV3_LO * 0x1p-44f));
 }
 
 /* Four quantized 8-bit samples, each in the low byte of its word (quantize), as one word in
