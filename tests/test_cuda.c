@@ -145,7 +145,8 @@ static void build_cases(void)
         add_smooth(32769, 3, 1030, (uint32_t)b);
         /* Up to 4 passes each thread holds 4 pixels either side of its 32: rows whose last
          * segment holds 2, 3 or 4 pixels put the row's end in the halo of the thread before
-         * (the widths above cover 1 and 3: 33, 1025, 100003). */
+         * (the widths above cover 1 and 3: 33, 1025, 100003; at 1028 the end is the halo's last
+         * pixel, which no pass at K = 4 reads: it runs the switch's last case). */
         add_smooth(34, 7, 3, (uint32_t)b);
         add_smooth(35, 7, 4, (uint32_t)b);
         add_smooth(1028, 3, 4, (uint32_t)b);

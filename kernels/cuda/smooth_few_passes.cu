@@ -138,60 +138,59 @@ __device__ __forceinline__ void unpack_held(const SegmentWords<T> &w, uint32_t l
  * kHalo + kPix - 1 (selects); or x = width - 1 anywhere (switches). */
 enum EndsMode { kNoEnds, kLastElementEnds, kAnyEnds };
 
+/* The adaptive means at the row's ends from a pass's old values (held words or floats, made
+ * floats by to_float): x = 0 at element kHalo, x = width - 1 at element kHalo + e_right
+ * (kAnyEnds: by a switch; kLastElementEnds: only on element kHalo + kPix - 1). Taken before
+ * the pass, put in place after it (put_end_means). */
+struct EndMeans {
+    float left, right;
+};
+template <int Mode, typename E, class ToFloat>
+__device__ __forceinline__ EndMeans end_means(const E (&old)[kHeld], const RowEnds &e,
+                                              ToFloat to_float)
+{
+    E a{}, b{};
+    if constexpr (Mode == kLastElementEnds) {
+        a = old[kHalo + kPix - 2];
+        b = old[kHalo + kPix - 1];
+    } else if (e.e_right >= 0) {
+        gather_right_end<kHalo>(old, E{}, e.e_right, a, b);
+    }
+    return {gs_mean2(to_float(old[kHalo]), to_float(old[kHalo + 1])),
+            gs_mean2(to_float(a), to_float(b))};
+}
+template <int Mode>
+__device__ __forceinline__ void put_end_means(float (&v)[kHeld], const RowEnds &e, EndMeans m)
+{
+    if (e.has_left) v[kHalo] = m.left;
+    if constexpr (Mode == kLastElementEnds) {
+        if (e.e_right == kPix - 1) v[kHalo + kPix - 1] = m.right;
+    } else if (e.e_right >= 0) {
+        scatter_right_end<kHalo>(v, e.e_right, m.right);
+    }
+}
+
 /* Pass 1 over elements [Lo, Hi): the sums as integers, the quotients as floats. The row
  * ends' means are taken first, so that no word outlives its last sum. */
 template <int Lo, int Hi, int Mode>
 __device__ __forceinline__ void first_pass(const uint32_t (&m)[kHeld], float (&v)[kHeld],
                                            const RowEnds &e)
 {
-    float left_mean = 0.0f, right_mean = 0.0f;
-    if constexpr (Mode != kNoEnds) {
-        left_mean = gs_mean2(sample_float(m[kHalo]), sample_float(m[kHalo + 1]));
-        uint32_t a = 0u, b = 0u;
-        if constexpr (Mode == kLastElementEnds) {
-            a = m[kHalo + kPix - 2];
-            b = m[kHalo + kPix - 1];
-        } else if (e.e_right >= 0) {
-            gather_right_end<kHalo>(m, 0u, e.e_right, a, b);
-        }
-        right_mean = gs_mean2(sample_float(a), sample_float(b));
-    }
+    EndMeans ends = {};
+    if constexpr (Mode != kNoEnds) ends = end_means<Mode>(m, e, sample_float);
 #pragma unroll
     for (int i = Lo; i < Hi; ++i) v[i] = div3_of_magic_sum(m[i - 1] + m[i] + m[i + 1]);
-    if constexpr (Mode != kNoEnds) {
-        if (e.has_left) v[kHalo] = left_mean;
-        if constexpr (Mode == kLastElementEnds) {
-            if (e.e_right == kPix - 1) v[kHalo + kPix - 1] = right_mean;
-        } else if (e.e_right >= 0) {
-            scatter_right_end<kHalo>(v, e.e_right, right_mean);
-        }
-    }
+    if constexpr (Mode != kNoEnds) put_end_means<Mode>(v, e, ends);
 }
 
 /* A later pass over elements [Lo, Hi) in place. */
 template <int Lo, int Hi, int Mode>
 __device__ __forceinline__ void later_pass(float (&v)[kHeld], const RowEnds &e)
 {
-    if constexpr (Mode == kNoEnds) {
-        pass_span<ShortDivide, Lo, Hi>(v, 0.0f, 0.0f);
-    } else {
-        const float left_a = v[kHalo], left_b = v[kHalo + 1];
-        float right_a, right_b;
-        if constexpr (Mode == kLastElementEnds) {
-            right_a = v[kHalo + kPix - 2];
-            right_b = v[kHalo + kPix - 1];
-        } else {
-            right_a = right_b = 0.0f;
-            if (e.e_right >= 0) gather_right_end<kHalo>(v, 0.0f, e.e_right, right_a, right_b);
-        }
-        pass_span<ShortDivide, Lo, Hi>(v, 0.0f, 0.0f);
-        if (e.has_left) v[kHalo] = gs_mean2(left_a, left_b);
-        if constexpr (Mode == kLastElementEnds) {
-            if (e.e_right == kPix - 1) v[kHalo + kPix - 1] = gs_mean2(right_a, right_b);
-        } else if (e.e_right >= 0) {
-            scatter_right_end<kHalo>(v, e.e_right, gs_mean2(right_a, right_b));
-        }
-    }
+    EndMeans ends = {};
+    if constexpr (Mode != kNoEnds) ends = end_means<Mode>(v, e, [](float f) { return f; });
+    pass_span<ShortDivide, Lo, Hi>(v, 0.0f, 0.0f);
+    if constexpr (Mode != kNoEnds) put_end_means<Mode>(v, e, ends);
 }
 
 /* Passes P to K: pass P computes the elements within K - P of the segment. */
