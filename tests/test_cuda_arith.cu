@@ -57,8 +57,9 @@ int main(void)
         (e = gs_cuda_check_fast_arith(d_counts, 0)) == cudaSuccess &&
         (e = cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost)) == cudaSuccess)
         printf("fast arithmetic vs stencil_math.h, every float s in [0, 3 x 65535] divided in "
-               "three and in two instructions (s = 0 or s > 2^-123), and every quantized v in "
-               "[0, 65535]: %llu mismatches; two-instruction misses at or below 2^-123: %llu\n",
+               "three and in two instructions (s = 0 or s > 2^-123), every quantized v in "
+               "[0, 65535], and every integer sum N of K = 1..4 passes rounded to N / 3^K: %llu "
+               "mismatches; two-instruction misses at or below 2^-123: %llu\n",
                counts[0], counts[1]);
     cudaFree(d_counts);
     if (e != cudaSuccess) {

@@ -1,5 +1,6 @@
 /* test_kernels.c: Check suite: the threaded, tiled CPU kernels against the plain reference on random data, plus hand-computed cases. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "cpu_kernels.h"
 #include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "reference.h"
+#include "stencil_math.h"
 
 static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
 static const uint32_t iters_list[] = {0, 1, 2, 3, 10, 101};
@@ -171,6 +173,45 @@ START_TEST(div3_short_exact_above_2_pow_minus_123)
     printf("%s: the two-instruction division differs for %llu floats up to 2^-123\n",
            isas[_i]->name, (unsigned long long)missed);
     ck_assert_uint_gt(missed, 0);
+}
+END_TEST
+
+/*
+ * The CUDA kernels take K <= 4 passes over 8-bit segments away from the row ends as exact
+ * integer sums N and round N / 3^K (kernels/cuda/packed_passes.cuh). That gives the
+ * contract's bytes when rintf of the float passes is round(N / 3^K). Checked here for every
+ * three samples (K = 1) and every three pass-1 sums (K = 2: more than rows can give), with
+ * the error bound the proof for K = 3 and 4 builds on: each pass lands within 3 x 2^-17 of
+ * the exact mean of its inputs.
+ */
+START_TEST(integer_sums_round_like_float_passes)
+{
+    uint64_t wrong = 0;
+    double worst1 = 0.0, worst2 = 0.0;
+    for (uint32_t a = 0; a < 256; ++a)
+        for (uint32_t b = 0; b < 256; ++b)
+            for (uint32_t c = 0; c < 256; ++c) {
+                const uint32_t n = a + b + c;
+                const float y = gs_mean3((float)a, (float)b, (float)c);
+                wrong += rintf(y) != (float)((2 * n + 3) / 6); /* round(n / 3): no ties */
+                const double err = fabs((double)y - n / 3.0);
+                worst1 = err > worst1 ? err : worst1;
+            }
+    static float pass1[3 * 255 + 1]; /* a pass-1 value from its integer sum */
+    for (uint32_t s = 0; s <= 3 * 255; ++s) pass1[s] = gs_mean3((float)s, 0.0f, 0.0f);
+    for (uint32_t sa = 0; sa <= 3 * 255; ++sa)
+        for (uint32_t sb = 0; sb <= 3 * 255; ++sb)
+            for (uint32_t sc = 0; sc <= 3 * 255; ++sc) {
+                const uint32_t n = sa + sb + sc;
+                const float y = gs_mean3(pass1[sa], pass1[sb], pass1[sc]);
+                wrong += rintf(y) != (float)((2 * n + 9) / 18); /* round(n / 9) */
+                const double err = fabs((double)y - n / 9.0);
+                worst2 = err > worst2 ? err : worst2;
+            }
+    printf("integer sums: %llu differ; worst error %a after 1 pass, %a after 2\n",
+           (unsigned long long)wrong, worst1, worst2);
+    ck_assert_uint_eq(wrong, 0);
+    ck_assert(worst1 <= 3 * 0x1p-17 && worst2 <= 2 * 3 * 0x1p-17);
 }
 END_TEST
 
@@ -430,6 +471,7 @@ int main(void)
     /* The scalar variant divides for real; only the SIMD variants need the proof. */
     tcase_add_loop_test(exact, div3_exact_over_reachable_range, 0, isa_count - 1);
     tcase_add_loop_test(exact, div3_short_exact_above_2_pow_minus_123, 0, isa_count - 1);
+    tcase_add_test(exact, integer_sums_round_like_float_passes);
     suite_add_tcase(s, exact);
     tcase_add_test(tc, lone_one_among_zeros_many_passes);
     tcase_add_test(tc, smooth_hand_computed);

@@ -95,7 +95,9 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
  * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, every integer sum s in
  * [0, 3 * 65535] divided from its words (div3_of_magic_sum, the few-pass launch's pass 1),
- * and every float v in [0, maxval] quantized for maxval 255 and 65535. d_counts (two device
+ * every float v in [0, maxval] quantized for maxval 255 and 65535, and every integer sum N
+ * in [0, 255 * 3^K] of K = 1 to 4 passes rounded to round(N / 3^K) (round_packed_lane, the
+ * few-pass launch's u8 segments away from the row ends). d_counts (two device
  * uint64, zeroed by the caller) gets d_counts[0] += inputs that differ where the formulas
  * must agree (0 expected), and d_counts[1] += two-instruction quotients that differ at or
  * below 2^-123 (5,592,406 expected: the reason for GS_SHORT_DIV_PASSES).

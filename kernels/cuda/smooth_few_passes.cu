@@ -1,6 +1,7 @@
-/* smooth_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes from integer samples: each thread smooths its kPix pixels alone, from its own copy of the pixels either side, with no barrier, shuffle or shared memory between passes, pass 1's sums taken as integers, and its next segment's loads in flight while it works. */
+/* smooth_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes from integer samples: each thread smooths its kPix pixels alone, from its own copy of the pixels either side, with no barrier, shuffle or shared memory between passes; u8 segments away from the row ends as exact integer sums, the others in float with pass 1's sums taken as integers; its next segment's loads in flight while it works. */
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
+#include "packed_passes.cuh"
 #include "register_pixels.cuh"
 #include "sample_io.cuh"
 #include "smooth_variants.cuh"
@@ -22,18 +23,22 @@
  * side (one word of u8, two of u16); a warp's outer lanes load theirs with their own
  * segment.
  *
- * Pass 1 adds each pixel's three words as integers (div3_of_magic_sum), the later passes
- * are the float mean with ShortDivide: every pass of a launch from integer samples is among
- * the first GS_SHORT_DIV_PASSES. Row ends take the adaptive mean as in the other layouts
- * (RowEnds): x = 0 is always element kHalo, x = width - 1 any element from kHalo on, in
- * the right halo too when the row's last segment holds fewer pixels than the passes.
+ * A warp none of whose lanes holds a row end (within kHalo of its segment), with u8 samples
+ * in and out, takes the K passes as exact integer sums, two pixels a word, and rounds N / 3^K
+ * once (packed_passes.cuh: why that gives the float passes' bytes there): 8.4 instructions
+ * a pixel for K = 3 where the float passes take 19.7. Other warps run the float passes:
+ * pass 1 adds each pixel's three words as integers (div3_of_magic_sum), the later passes are
+ * the float mean with ShortDivide (every pass of a launch from integer samples is among the
+ * first GS_SHORT_DIV_PASSES). Row ends take the adaptive mean as in the other layouts
+ * (RowEnds): x = 0 is always element kHalo, x = width - 1 any element from kHalo on, in the
+ * right halo too when the row's last segment holds fewer pixels than the passes.
  *
  * A block is one warp, and a warp takes kTurns runs of kWarp consecutive segments, a
  * segment a lane each turn; it issues the loads of its next turn before it smooths the
  * current one. One-warp blocks free their registers as soon as their warp is done: on an
  * H200 this took K=3 from 0.207 ms (a persistent grid of 256-thread blocks striding over
  * the segments, whose warps finished far apart: 17 of 24 warps an SM active on average) to
- * 0.199 ms (bench/NOTES.md, eleventh step).
+ * 0.199 ms (bench/NOTES.md, eleventh step); the integer sums took it to 0.153 ms (twelfth).
  */
 
 namespace gs_cuda {
@@ -102,15 +107,15 @@ __device__ __forceinline__ void load_segment(const FewArgs &a, uint32_t row, uin
     for (int i = 0; i < W::kHaloWords; ++i) w.edge[i] = left || right ? __ldcs(edge + i) : 0u;
 }
 
-/* The held pixels as sample_bits words: element i is x = xs - kHalo + i. The halo words come
- * from the neighbouring lanes (the outer lanes' own loads); pixels outside the row are 0. */
+/* The words of the kHalo pixels either side of a lane's segment: from the neighbouring lanes'
+ * loaded words by a shuffle, the outer lanes' own edge loads at the warp's edges. Every lane
+ * of the warp calls it. */
 template <typename T>
-__device__ __forceinline__ void unpack_held(const SegmentWords<T> &w, uint32_t lane,
-                                            uint32_t xs, uint32_t width, uint32_t (&m)[kHeld])
+__device__ __forceinline__ void halo_words(const SegmentWords<T> &w, uint32_t lane,
+                                           uint32_t (&left)[SegmentWords<T>::kHaloWords],
+                                           uint32_t (&right)[SegmentWords<T>::kHaloWords])
 {
     using W = SegmentWords<T>;
-    constexpr int kPerWord = 4 / (int)sizeof(T);
-    uint32_t left[W::kHaloWords], right[W::kHaloWords];
 #pragma unroll
     for (int i = 0; i < W::kHaloWords; ++i) {
         const uint32_t from_left =
@@ -119,6 +124,17 @@ __device__ __forceinline__ void unpack_held(const SegmentWords<T> &w, uint32_t l
         left[i] = lane == 0 ? w.edge[i] : from_left;
         right[i] = lane == kWarp - 1 ? w.edge[i] : from_right;
     }
+}
+
+/* The held pixels as sample_bits words: element i is x = xs - kHalo + i. Pixels outside the
+ * row are 0. */
+template <typename T>
+__device__ __forceinline__ void unpack_held(const SegmentWords<T> &w,
+                                            const uint32_t (&left)[SegmentWords<T>::kHaloWords],
+                                            const uint32_t (&right)[SegmentWords<T>::kHaloWords],
+                                            uint32_t xs, uint32_t width, uint32_t (&m)[kHeld])
+{
+    constexpr int kPerWord = 4 / (int)sizeof(T);
 #pragma unroll
     for (int i = 0; i < kHeld; ++i) {
         const int k = i % kPerWord; /* kHalo and kPix are whole words */
@@ -132,6 +148,27 @@ __device__ __forceinline__ void unpack_held(const SegmentWords<T> &w, uint32_t l
         for (int i = 0; i < kHeld; ++i)
             if (i < kHalo ? xs == 0 : xs + (uint32_t)(i - kHalo) >= width) m[i] = kMagic23Bits;
     }
+}
+
+/* K passes over a u8 segment that no row end reaches, as exact integer sums
+ * (packed_passes.cuh), stored as samples: the segment lies whole inside its row. */
+template <int K>
+__device__ __forceinline__ void smooth_packed_segment(const SegmentWords<uint8_t> &w,
+                                                      uint32_t left, uint32_t right, char *dst)
+{
+    uint32_t b[kPackedByteWords];
+    b[0] = left;
+#pragma unroll
+    for (int i = 0; i < kPix / 4; ++i) b[1 + i] = word_of(w.vec, i);
+    b[kPackedByteWords - 1] = right;
+    uint32_t pairs[kPackedWords + 2 * K];
+    pair_words<K>(b, pairs);
+    packed_passes<K>(pairs);
+    uint32_t out[kPix / 4];
+    round_packed<K>(pairs, out);
+    uint4 *q = (uint4 *)dst;
+    __stcs(q, make_uint4(out[0], out[1], out[2], out[3]));
+    __stcs(q + 1, make_uint4(out[4], out[5], out[6], out[7]));
 }
 
 /* How a warp treats row ends (RowEnds): none held; ends only on element kHalo and
@@ -217,19 +254,36 @@ __device__ __forceinline__ void smooth_held(const uint32_t (&m)[kHeld], float (&
     }
 }
 
+/* Launches whose segments away from the row ends take integer sums: u8 in and out, 1 to
+ * kPackedMaxPasses passes. */
+template <typename Tin, typename Tout, int K>
+constexpr bool kTakesPacked = std::is_same_v<Tin, uint8_t> && std::is_same_v<Tout, uint8_t> &&
+                              1 <= K && K <= kPackedMaxPasses;
+
 template <typename Tin, typename Tout, int K>
 __device__ __forceinline__ void smooth_segment(const FewArgs &a, uint32_t row, uint32_t seg,
                                                uint32_t lane, bool active,
                                                const SegmentWords<Tin> &w)
 {
     const uint32_t xs = seg * kPix;
-    uint32_t m[kHeld];
-    unpack_held<Tin>(w, lane, xs, a.width, m);
-    float v[kHeld];
+    constexpr int kHaloWords = SegmentWords<Tin>::kHaloWords;
+    uint32_t left[kHaloWords], right[kHaloWords];
+    halo_words<Tin>(w, lane, left, right);
     /* x = width - 1 may lie in the right halo (the last segment holds fewer pixels than
      * the passes): its adaptive mean is taken there too. Warp-uniform flags: every lane
      * calls it. */
     const RowEnds ends = row_ends(xs, a.width, kPix + kHalo);
+    char *dst_row = a.dst + (size_t)row * a.dst_pitch;
+    if constexpr (kTakesPacked<Tin, Tout, K>) {
+        /* no row end within kHalo of any lane's segment: each is whole inside its row */
+        if (!ends.warp_has_end) {
+            if (active) smooth_packed_segment<K>(w, left[0], right[0], dst_row + xs);
+            return;
+        }
+    }
+    uint32_t m[kHeld];
+    unpack_held<Tin>(w, left, right, xs, a.width, m);
+    float v[kHeld];
     if (!ends.warp_has_end)
         smooth_held<K, kNoEnds>(m, v, ends);
     else if (!ends.warp_switch)
@@ -240,7 +294,7 @@ __device__ __forceinline__ void smooth_segment(const FewArgs &a, uint32_t row, u
     float out[kPix];
 #pragma unroll
     for (int i = 0; i < kPix; ++i) out[i] = v[kHalo + i];
-    store_pixels<Tout, ReciprocalFma>(a.dst + (size_t)row * a.dst_pitch, xs, a.width, out);
+    store_pixels<Tout, ReciprocalFma>(dst_row, xs, a.width, out);
 }
 
 template <typename Tin, typename Tout, int K>

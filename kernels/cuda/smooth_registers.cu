@@ -1,6 +1,7 @@
 /* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, halos relayed between warps, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
 #include "launch_common.cuh"
 #include "fast_arith.cuh"
+#include "packed_passes.cuh"
 #include "mbarrier.cuh"
 #include "register_pixels.cuh"
 #include "sample_io.cuh"
@@ -399,8 +400,17 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
     }
 }
 
-/* Exhaustive comparison of ReciprocalFma, ShortDivide and div3_of_magic_sum with the shared
- * formulas (see their comments): d_counts[0] counts differences where they must agree,
+/* Whether round_packed_lane<K> misses round(n / 3^K) (no ties: 3^K is odd), for n in its range
+ * [0, 255 x 3^K]. */
+template <int K> __device__ bool packed_rounding_wrong(uint32_t n)
+{
+    constexpr uint32_t pow3 = kPackedPow3<K>;
+    return n <= 255u * pow3 &&
+           round_packed_lane<K>(kMagic23Bits | n) != kMagic23Bits + (2u * n + pow3) / (2u * pow3);
+}
+
+/* Exhaustive comparison of ReciprocalFma, ShortDivide, div3_of_magic_sum and the integer
+ * sums' rounding (round_packed_lane) with the shared formulas (see their comments): d_counts[0] counts differences where they must agree,
  * d_counts[1] the short division's differences at or below 2^-123, which the pass limit
  * keeps away. */
 __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
@@ -431,6 +441,9 @@ __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
             __float_as_uint(div3_of_magic_sum(kSum3MagicBits + (uint32_t)u)) !=
                 __float_as_uint(gs_mean3((float)u, 0.0f, 0.0f)))
             ++bad;
+        /* the integer sums' rounding: u as N */
+        bad += packed_rounding_wrong<1>((uint32_t)u) + packed_rounding_wrong<2>((uint32_t)u) +
+               packed_rounding_wrong<3>((uint32_t)u) + packed_rounding_wrong<4>((uint32_t)u);
     }
     if (bad) atomicAdd(&d_counts[0], bad);
     if (short_below) atomicAdd(&d_counts[1], short_below);
