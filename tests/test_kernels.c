@@ -12,7 +12,7 @@
 #include "stencil_math.h"
 
 static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
-static const uint32_t iters_list[] = {0, 1, 2, 3, 10, 101};
+static const uint32_t iters_list[] = {0, 1, 2, 3, 4, 10, 101};
 static const unsigned thread_counts[] = {1, 2, 3};
 
 /* Instruction-set variants this CPU runs; every one must give the reference's bytes. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "int_sums.h"
 #include "stencil_math.h"
 
 static void scalar_load_u8(const uint8_t *src, float *dst, long n)
@@ -55,6 +56,7 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .mean3_short = scalar_mean3, /* the exact division: the same bits everywhere */
     .mean3_of = scalar_mean3_of,
     .mean2_of = scalar_mean2_of,
+    .int_sums_u8 = gs_int_sums_u8,
     .prefix_u8_u32 = scalar_prefix_u8_u32,
 };
 

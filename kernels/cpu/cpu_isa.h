@@ -22,6 +22,11 @@ typedef struct gs_cpu_isa {
      * ((l[i] + c[i]) + r[i]) / 3; and the two-term mean at a column end: (l[i] + r[i]) / 2. */
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
     void (*mean2_of)(const float *l, const float *r, float *out, long n);
+    /* K <= GS_INT_SUMS_MAX_PASSES passes over 8-bit samples at positions [0, n) of src, each
+     * at least K from both row ends, as exact integer sums (int_sums.h): the same bytes as
+     * the float passes. a and b hold n + 2K sums each. */
+    void (*int_sums_u8)(const uint8_t *src, uint8_t *dst, long n, unsigned k, uint16_t *a,
+                        uint16_t *b);
     /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
      * integral case; the others use plain loops). stream: nobody reads the row soon, so
      * the vector versions may write it past the caches (no read for ownership). */

@@ -49,15 +49,13 @@ typedef struct smooth_job {
     gs_cpu_workspace *ws;    /* per-worker scratch */
 } smooth_job;
 
-static int smooth_item(void *ctx, size_t item, unsigned worker)
+/* The float passes for output positions [x0, x1) of one row, in worker `worker`'s buffers:
+ * the span plus k samples of halo on each side, clipped to the row. */
+static void smooth_span(const smooth_job *job, size_t row, long x0, long x1, unsigned worker)
 {
-    const smooth_job *job = ctx;
     const gs_rows *s = job->strip;
     const long width = s->width, k = job->iters;
-    const size_t row = item / job->chunks_per_row;
-    const long x0 = (long)(item % job->chunks_per_row) * job->chunk;
-    const long x1 = x0 + job->chunk < width ? x0 + job->chunk : width;
-    /* Input span: the chunk plus k samples of halo on each side, clipped to the row. */
+    if (x0 >= x1) return;
     const long lo = x0 - k > 0 ? x0 - k : 0;
     const long hi = x1 + k < width ? x1 + k : width;
     const void *in = (const uint8_t *)s->src + row * s->src_stride;
@@ -82,6 +80,32 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
                (size_t)(x1 - x0) * sizeof(float));
     else if (s->in_bits == 16) isa->store_u16(a + (x0 - lo), (uint16_t *)out + x0, x1 - x0);
     else isa->store_u8(a + (x0 - lo), (uint8_t *)out + x0, x1 - x0);
+}
+
+static int smooth_item(void *ctx, size_t item, unsigned worker)
+{
+    const smooth_job *job = ctx;
+    const gs_rows *s = job->strip;
+    const long width = s->width, k = job->iters;
+    const size_t row = item / job->chunks_per_row;
+    const long x0 = (long)(item % job->chunks_per_row) * job->chunk;
+    const long x1 = x0 + job->chunk < width ? x0 + job->chunk : width;
+    /* 8-bit rounded output at a few passes: the positions at least k from both row ends
+     * as integer sums (int_sums.h, the same bytes), the few others by the float passes */
+    if (!job->float_dst && s->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
+        const long ilo = x0 > k ? x0 : k, ihi = x1 < width - k ? x1 : width - k;
+        if (ilo < ihi) {
+            smooth_span(job, row, x0, ilo, worker);
+            uint16_t *a = (uint16_t *)job->ws->buffers[worker];
+            uint16_t *b = a + buffer_gap(ihi - ilo + 2 * k);
+            const uint8_t *in = (const uint8_t *)s->src + row * s->src_stride;
+            uint8_t *out = (uint8_t *)s->dst + row * s->dst_stride;
+            job->isa->int_sums_u8(in + ilo, out + ilo, ihi - ilo, (unsigned)k, a, b);
+            smooth_span(job, row, ihi, x1, worker);
+            return 0;
+        }
+    }
+    smooth_span(job, row, x0, x1, worker);
     return 0;
 }
 

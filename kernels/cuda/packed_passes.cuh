@@ -6,30 +6,21 @@
 #include <stdint.h>
 
 #include "fast_arith.cuh"
+#include "stencil_math.h"
 
 namespace gs_cuda {
 
 /*
- * Why integer sums give the contract's bytes (8-bit samples, K <= kPackedMaxPasses, every
- * pixel at least K from both row ends, so no adaptive mean reaches it). K passes of the exact
- * mean give N / 3^K, N the sum of the samples x - K .. x + K weighted by the trinomial
- * coefficients: an integer below 3^K x 256. The contract's float passes stay close to it:
- * a pass of values in [0, 255] rounds a + b (below 512: error at most 2^-16), then + c
- * (below 768: at most 2^-15) and the quotient (below 256: at most 2^-17), so it lands
- * within 2^-16 + 2^-17 = 3 x 2^-17 of the exact mean of its inputs, and the errors of the
- * inputs pass through a mean no larger. After K <= 4 passes the float value is within
- * 4 x 3 x 2^-17 < 9.2e-5 of N / 3^K, which is at least 1 / (2 x 3^K) >= 1 / 162 from every
- * half-integer (3^K is odd). So rintf of the float value is round(N / 3^K), and no tie
- * arises. tests/test_kernels.c checks it for every input of K = 1 and every pass-1 triple
- * of K = 2, with the error bound; gs_cuda_check_fast_arith checks round_packed_lane for
- * every N.
+ * Why integer sums give the contract's bytes (8-bit samples, K <= GS_INT_SUMS_MAX_PASSES,
+ * every pixel at least K from both row ends): stencil_math.h. gs_cuda_check_fast_arith
+ * checks round_packed_lane for every N.
  *
  * Layout. Word j of the 16 + 2K a thread holds carries pixel j of its segment in its low 16
  * bits and pixel j + 16 in its high 16 bits (j from -K: the halo), so a pixel's neighbours
  * are the words either side and a pass is one IADD3 for two pixels. N < 3^4 x 256 < 2^16:
  * the halves never carry into each other.
  */
-constexpr int kPackedMaxPasses = 4;
+constexpr int kPackedMaxPasses = (int)GS_INT_SUMS_MAX_PASSES;
 constexpr int kPackedWords = 16;         /* words of a 32-pixel segment, two pixels each */
 constexpr int kPackedByteWords = 8 + 2;  /* a segment's 8 words of bytes and one each side */
 
