@@ -54,9 +54,11 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
 
 /*
  * Integer sums in place of the float passes (both backends' fast path for 8-bit rows).
- * Away from the row ends (every pixel within K of x at least K from both ends, so no
- * adaptive mean reaches x), K exact passes give N / 3^K, N the sum of the samples x - K ..
- * x + K weighted by the trinomial coefficients: an integer below 3^K x 256. For 8-bit
+ * At a position x at least K from both row ends (K <= x <= width - 1 - K), the pass-p
+ * values the result uses lie within K - p of x, so at least p >= 1 from the ends: no
+ * adaptive mean reaches x, and every sample read lies in the row. K exact passes give
+ * N / 3^K there, N the sum of the samples x - K .. x + K weighted by the trinomial
+ * coefficients: an integer below 3^K x 256. For 8-bit
  * samples the float passes stay close to it: a pass of values in [0, 255] rounds a + b
  * (below 512: error at most 2^-16), then + c (below 768: at most 2^-15) and the quotient
  * (below 256: at most 2^-17), so it lands within 2^-16 + 2^-17 = 3 x 2^-17 of the exact
@@ -65,9 +67,11 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
  * 1 / (2 x 3^K) >= 1/162 from every half-integer (3^K is odd). So the rounded float result
  * is round(N / 3^K), and no tie arises; N < 3^4 x 256 fits 16 bits. tests/test_kernels.c
  * checks it for every input of K = 1 and every three pass-1 sums of K = 2, with the error
- * bound. The kernels: kernels/cpu/int_sums.h, kernels/cuda/packed_passes.cuh.
+ * bound, and for random windows of K = 3 and 4. The kernels: kernels/cpu/int_sums.h, kernels/cuda/packed_passes.cuh.
  */
 #define GS_INT_SUMS_MAX_PASSES 4u
+/* 3^K, the divisor after K <= GS_INT_SUMS_MAX_PASSES passes. */
+#define GS_INT_SUMS_DIVISOR(k) ((k) == 1 ? 3u : (k) == 2 ? 9u : (k) == 3 ? 27u : 81u)
 
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
 GS_HD float gs_mean2(float l, float r) { return (l + r) * 0.5f; }

@@ -11,7 +11,9 @@
 #include "reference.h"
 #include "stencil_math.h"
 
-static const uint32_t widths[] = {1, 2, 3, 255, 256, 257, 4097, 8193, 20011};
+/* 5 to 10 and 2057: the shortest rows that take integer sums at K = 2 to 4 (kernels/cpu/
+ * int_sums.h), and a second chunk that holds only the last K + 5 samples */
+static const uint32_t widths[] = {1, 2, 3, 5, 7, 9, 10, 255, 256, 257, 2057, 4097, 8193, 20011};
 static const uint32_t iters_list[] = {0, 1, 2, 3, 4, 10, 101};
 static const unsigned thread_counts[] = {1, 2, 3};
 
@@ -177,12 +179,15 @@ START_TEST(div3_short_exact_above_2_pow_minus_123)
 END_TEST
 
 /*
- * The CUDA kernels take K <= 4 passes over 8-bit segments away from the row ends as exact
- * integer sums N and round N / 3^K (kernels/cuda/packed_passes.cuh). That gives the
- * contract's bytes when rintf of the float passes is round(N / 3^K). Checked here for every
- * three samples (K = 1) and every three pass-1 sums (K = 2: more than rows can give), with
- * the error bound the proof for K = 3 and 4 builds on: each pass lands within 3 x 2^-17 of
- * the exact mean of its inputs.
+ * Both backends take K <= 4 passes over 8-bit samples away from the row ends as exact
+ * integer sums N and round N / 3^K (kernels/cpu/int_sums.h, kernels/cuda/packed_passes.cuh;
+ * the argument is in stencil_math.h). That gives the contract's bytes when rintf of the
+ * float passes is round(N / 3^K). Checked here for every three samples (K = 1) and every
+ * three pass-1 sums (K = 2: more than rows can give), with the error bound the argument for
+ * K = 3 and 4 builds on (each pass lands within 3 x 2^-17 of the exact mean of its inputs),
+ * and for K = 3 and 4 on random windows of 2K + 1 samples (runs, extremes, noise). The
+ * kernels themselves are checked against the reference by smooth_matches_reference and
+ * the CUDA suite.
  */
 START_TEST(integer_sums_round_like_float_passes)
 {
@@ -208,10 +213,30 @@ START_TEST(integer_sums_round_like_float_passes)
                 const double err = fabs((double)y - n / 9.0);
                 worst2 = err > worst2 ? err : worst2;
             }
-    printf("integer sums: %llu differ; worst error %a after 1 pass, %a after 2\n",
-           (unsigned long long)wrong, worst1, worst2);
+    double worst_more[2] = {0.0, 0.0}; /* K = 3, 4 */
+    for (uint32_t k = 3; k <= 4; ++k)
+        for (uint32_t trial = 0; trial < 500000; ++trial) {
+            uint8_t x[9];
+            fill_random(x, 2 * k + 1, 8);
+            float v[9];
+            uint32_t w[9] = {0}, n = 0;
+            for (uint32_t i = 0; i < 2 * k + 1; ++i) v[i] = x[i], w[i] = x[i];
+            for (uint32_t p = 1; p <= k; ++p) /* pass p keeps elements p .. 2k - p */
+                for (uint32_t i = p; i <= 2 * k - p; ++i) v[i - p] = gs_mean3(v[i - p], v[i - p + 1], v[i - p + 2]);
+            for (uint32_t p = 1; p <= k; ++p)
+                for (uint32_t i = 0; i + 2 < 2 * k + 3 - 2 * p; ++i) w[i] = w[i] + w[i + 1] + w[i + 2];
+            n = w[0];
+            const uint32_t d = k == 3 ? 27 : 81;
+            wrong += rintf(v[0]) != (float)((2 * n + d) / (2 * d));
+            const double err = fabs((double)v[0] - (double)n / d);
+            worst_more[k - 3] = err > worst_more[k - 3] ? err : worst_more[k - 3];
+        }
+    printf("integer sums: %llu differ; worst error %a after 1 pass, %a after 2, %a after 3 and "
+           "%a after 4 (random windows)\n",
+           (unsigned long long)wrong, worst1, worst2, worst_more[0], worst_more[1]);
     ck_assert_uint_eq(wrong, 0);
     ck_assert(worst1 <= 3 * 0x1p-17 && worst2 <= 2 * 3 * 0x1p-17);
+    ck_assert(worst_more[0] <= 3 * 3 * 0x1p-17 && worst_more[1] <= 4 * 3 * 0x1p-17);
 }
 END_TEST
 

@@ -31,10 +31,10 @@ static inline void gs_int_sums_u8(const uint8_t *src, uint8_t *dst, long n, unsi
         b = t;
     }
     switch (k) {
-    case 1: gs_int_sums_round(a + k, dst, n, 3); break;
-    case 2: gs_int_sums_round(a + k, dst, n, 9); break;
-    case 3: gs_int_sums_round(a + k, dst, n, 27); break;
-    default: gs_int_sums_round(a + k, dst, n, 81); break;
+    case 1: gs_int_sums_round(a + k, dst, n, GS_INT_SUMS_DIVISOR(1)); break;
+    case 2: gs_int_sums_round(a + k, dst, n, GS_INT_SUMS_DIVISOR(2)); break;
+    case 3: gs_int_sums_round(a + k, dst, n, GS_INT_SUMS_DIVISOR(3)); break;
+    default: gs_int_sums_round(a + k, dst, n, GS_INT_SUMS_DIVISOR(4)); break;
     }
 }
 

@@ -25,8 +25,7 @@ constexpr int kPackedWords = 16;         /* words of a 32-pixel segment, two pix
 constexpr int kPackedByteWords = 8 + 2;  /* a segment's 8 words of bytes and one each side */
 
 /* 3^K, the divisor after K passes. */
-template <int K> constexpr uint32_t kPackedPow3 = 3u * kPackedPow3<K - 1>;
-template <> constexpr uint32_t kPackedPow3<0> = 1u;
+template <int K> constexpr uint32_t kPackedPow3 = GS_INT_SUMS_DIVISOR(K);
 
 /* round(N / 3^K) for N <= 255 x 3^K from the word kMagic23Bits | N (the float 2^23 + N):
  * one FFMA with c = m / 2^23, m = round(2^23 / 3^K), adds m + N x c, takes the m back, and

@@ -25,7 +25,7 @@
  *
  * A warp none of whose lanes holds a row end (within kHalo of its segment), with u8 samples
  * in and out, takes the K passes as exact integer sums, two pixels a word, and rounds N / 3^K
- * once (packed_passes.cuh: why that gives the float passes' bytes there): 8.4 instructions
+ * once (stencil_math.h: why that gives the float passes' bytes there): 8.3 instructions
  * a pixel for K = 3 where the float passes take 19.7. Other warps run the float passes:
  * pass 1 adds each pixel's three words as integers (div3_of_magic_sum), the later passes are
  * the float mean with ShortDivide (every pass of a launch from integer samples is among the
@@ -55,6 +55,10 @@ template <typename T> constexpr int kWarpsPerSm = sizeof(T) == 1 ? 24 : 20;
  * run, stay below 2^32 when the segments are at most 2^31. */
 constexpr uint64_t kFewMaxSegments = 1ull << 31;
 
+static_assert(kPix == 2 * kPackedWords && kPackedByteWords == kPix / 4 + 2 &&
+                  kPackedMaxPasses <= kHalo,
+              "the integer sums' words: a segment of kPix u8 pixels and one word of halo each "
+              "side, enough for their passes");
 static_assert(kHalo == 4 && kPix % 16 == 0,
               "a segment's halo is one word of u8 or two of u16 either side, and the row-end "
               "switches name its elements (GS_HALO_CASES)");

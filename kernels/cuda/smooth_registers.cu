@@ -40,8 +40,8 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
 /* GS_CUDA_SMOOTH_REGISTERS sends launches of at most kFewPassesMax passes from integer
- * samples to smooth_few_passes.cu (K = 3: 0.196 ms against these kernels' best, 0.230, on an
- * H200). Where that does not fit, it prefetches the next segment with the copy engine
+ * samples to smooth_few_passes.cu (K = 3: 0.196 ms in its float passes, 0.153 with its
+ * integer sums, against these kernels' best, 0.230, on an H200). Where that does not fit, it prefetches the next segment with the copy engine
  * (persistent grid, multi-warp groups) in runs of at most kPrefetchMaxPasses passes, and of
  * more than kRelayMaxPasses (every launch of such a run); in between it loads directly,
  * into one-warp or relay segments (plan). Measured on an H200 (bench/NOTES.md): prefetch won
@@ -410,9 +410,9 @@ template <int K> __device__ bool packed_rounding_wrong(uint32_t n)
 }
 
 /* Exhaustive comparison of ReciprocalFma, ShortDivide, div3_of_magic_sum and the integer
- * sums' rounding (round_packed_lane) with the shared formulas (see their comments): d_counts[0] counts differences where they must agree,
- * d_counts[1] the short division's differences at or below 2^-123, which the pass limit
- * keeps away. */
+ * sums' rounding (round_packed_lane) with the shared formulas (see their comments):
+ * d_counts[0] counts differences where they must agree, d_counts[1] the short division's
+ * differences at or below 2^-123, which the pass limit keeps away. */
 __global__ void check_fast_arith_kernel(unsigned long long *d_counts)
 {
     const uint32_t div_hi = __float_as_uint(3.0f * 65535.0f);
