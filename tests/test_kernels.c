@@ -391,7 +391,7 @@ START_TEST(window_matches_reference)
 {
     static const uint32_t win_widths[] = {1, 2, 3, 17, 255, 4100};
     static const uint32_t heights[] = {1, 2, 3, 7, 40};
-    static const uint32_t win_iters[] = {0, 1, 2, 3, 10};
+    static const uint32_t win_iters[] = {0, 1, 2, 3, 4, 10};
     static const uint32_t strips[] = {1, 3, 16, 1000};
     static const uint32_t axes_list[] = {GS_REF_AXIS_Y, GS_REF_AXIS_X | GS_REF_AXIS_Y, GS_REF_AXIS_X};
     uint32_t bits = _i % 2 ? 16 : 8;

@@ -22,11 +22,14 @@ typedef struct gs_cpu_isa {
      * ((l[i] + c[i]) + r[i]) / 3; and the two-term mean at a column end: (l[i] + r[i]) / 2. */
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
     void (*mean2_of)(const float *l, const float *r, float *out, long n);
-    /* K <= GS_INT_SUMS_MAX_PASSES passes over 8-bit samples at positions [0, n) of src, each
-     * at least K from both row ends, as exact integer sums (int_sums.h): the same bytes as
-     * the float passes. a and b hold n + 2K sums each. */
-    void (*int_sums_u8)(const uint8_t *src, uint8_t *dst, long n, unsigned k, uint16_t *a,
-                        uint16_t *b);
+    /* K <= GS_INT_SUMS_MAX_PASSES passes over 8-bit samples at least K from the row or
+     * column ends as exact integer sums (int_sums.h; the same bytes as the float passes):
+     * samples to sums, one pass of sums (out = l + c + r), and the sums of K passes
+     * rounded to samples. */
+    void (*int_widen_u8)(const uint8_t *src, uint16_t *dst, long n);
+    void (*int_add3)(const uint16_t *l, const uint16_t *c, const uint16_t *r, uint16_t *out,
+                     long n);
+    void (*int_round_u8)(const uint16_t *s, uint8_t *dst, long n, unsigned k);
     /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
      * integral case; the others use plain loops). stream: nobody reads the row soon, so
      * the vector versions may write it past the caches (no read for ownership). */

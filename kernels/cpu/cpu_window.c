@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "stencil_math.h"
 #include "parallel.h"
 
 /* Axis bits, as the ABI's GS_AXIS_X and GS_AXIS_Y. */
@@ -34,6 +35,12 @@ static float *ring_row(const column_job *job, float *ring, long level, long t)
     return ring + (level * 3 + t % 3) * job->block;
 }
 
+/* Row t of level j of 16-bit sums (column_int_span), in the same buffer. */
+static uint16_t *int_ring_row(const column_job *job, uint16_t *ring, long level, long t)
+{
+    return ring + (level * 3 + t % 3) * job->block;
+}
+
 /* Row t of level j as the passes read it: level 0 of xy is the row-smoothed window. */
 static const float *level_row(const column_job *job, float *ring, long level, long t, long c0)
 {
@@ -41,47 +48,54 @@ static const float *level_row(const column_job *job, float *ring, long level, lo
     return ring_row(job, ring, level, t);
 }
 
-/* Round and store level-K row t, if it is one of the rows written. */
-static void emit(const column_job *job, long t, const float *v, long c0, long n)
+/* Where level-K row t goes, if it is one of the rows written; else NULL. */
+static uint8_t *out_row(const column_job *job, long t)
 {
     const gs_rows *w = job->window;
     const long r = t - job->above;
-    if (r < 0 || r >= (long)w->rows) return;
-    uint8_t *dst = (uint8_t *)w->dst + (size_t)r * w->dst_stride;
-    if (w->in_bits == 16) job->isa->store_u16(v, (uint16_t *)dst + c0, n);
+    if (r < 0 || r >= (long)w->rows) return NULL;
+    return (uint8_t *)w->dst + (size_t)r * w->dst_stride;
+}
+
+/* Round and store level-K row t, if it is one of the rows written. */
+static void emit(const column_job *job, long t, const float *v, long c0, long n)
+{
+    uint8_t *dst = out_row(job, t);
+    if (!dst) return;
+    if (job->window->in_bits == 16) job->isa->store_u16(v, (uint16_t *)dst + c0, n);
     else job->isa->store_u8(v, dst + c0, n);
 }
 
 /*
- * One column block, top to bottom. At step y the input's row y enters level 0, and level
- * j computes its row y - j from level j-1's rows y-j-1, y-j and y-j+1 (the last computed
- * this step). Each level keeps three rows. After the window's last row, K more steps
- * drain the levels; the window's first and last rows take the two-term mean.
+ * Window rows [r0, r1) of one column block, top to bottom, level K's rows in [e0, e1)
+ * stored. At step y the input's row y enters level 0, and level j computes its row y - j
+ * from level j-1's rows y-j-1, y-j and y-j+1 (the last computed this step). Each level
+ * keeps three rows. After row r1 - 1, K more steps drain the levels. The window's first and
+ * last rows take the two-term mean; where r0 or r1 is not the window's end, level j keeps
+ * only the rows j or more inside, whose inputs it has.
  */
-static int column_item(void *ctx, size_t item, unsigned worker)
+static void column_span(const column_job *job, unsigned worker, long c0, long n, long r0,
+                        long r1, long e0, long e1)
 {
-    const column_job *job = ctx;
     const gs_rows *w = job->window;
     const gs_cpu_isa *isa = job->isa;
-    const long c0 = (long)item * job->block;
-    const long n = c0 + job->block < (long)w->width ? job->block : (long)w->width - c0;
     const long rows = job->window_rows, k = job->iters;
     float *ring = job->levels->buffers[worker];
 
-    for (long y = 0; y < rows + k; ++y) {
-        if (y < rows) {
+    for (long y = r0; y < r1 + k; ++y) {
+        if (y < r1) {
             if (!job->rows_float) {
                 const uint8_t *src = (const uint8_t *)w->src + (size_t)y * w->src_stride;
                 float *in = ring_row(job, ring, 0, y);
                 if (w->in_bits == 16) isa->load_u16((const uint16_t *)src + c0, in, n);
                 else isa->load_u8(src + c0, in, n);
             }
-            if (k == 0) emit(job, y, level_row(job, ring, 0, y, c0), c0, n);
+            if (k == 0 && y >= e0 && y < e1) emit(job, y, level_row(job, ring, 0, y, c0), c0, n);
         }
         for (long j = 1; j <= k; ++j) {
             const long t = y - j;
-            if (t < 0) break;
-            if (t >= rows) continue;
+            if (t < (r0 == 0 ? 0 : r0 + j)) break;
+            if (t >= (r1 == rows ? rows : r1 - j)) continue;
             const float *mid = level_row(job, ring, j - 1, t, c0);
             float *out = ring_row(job, ring, j, t);
             if (rows == 1) memcpy(out, mid, (size_t)n * sizeof *out);
@@ -90,9 +104,57 @@ static int column_item(void *ctx, size_t item, unsigned worker)
             else
                 isa->mean3_of(level_row(job, ring, j - 1, t - 1, c0), mid,
                               level_row(job, ring, j - 1, t + 1, c0), out, n);
-            if (j == k) emit(job, t, out, c0, n);
+            if (j == k && t >= e0 && t < e1) emit(job, t, out, c0, n);
         }
     }
+}
+
+/* Level-K rows [i0, i1) of one column block, each at least K from both window ends, as
+ * integer sums (int_sums.h): window rows i0 - K .. i1 + K - 1 through the same rolling
+ * levels as column_span, of 16-bit sums in the same buffer. */
+static void column_int_span(const column_job *job, unsigned worker, long c0, long n, long i0,
+                            long i1)
+{
+    const gs_rows *w = job->window;
+    const gs_cpu_isa *isa = job->isa;
+    const long k = job->iters;
+    uint16_t *ring = (uint16_t *)job->levels->buffers[worker];
+    for (long y = i0 - k; y < i1 + k; ++y) {
+        isa->int_widen_u8((const uint8_t *)w->src + (size_t)y * w->src_stride + c0,
+                          int_ring_row(job, ring, 0, y), n);
+        for (long j = 1; j <= k; ++j) {
+            const long t = y - j;
+            if (t < i0 - k + j) break; /* level j keeps the rows j or more inside */
+            if (t >= i1 + k - j) continue;
+            isa->int_add3(int_ring_row(job, ring, j - 1, t - 1), int_ring_row(job, ring, j - 1, t),
+                          int_ring_row(job, ring, j - 1, t + 1), int_ring_row(job, ring, j, t), n);
+            if (j == k) isa->int_round_u8(int_ring_row(job, ring, k, t), out_row(job, t) + c0, n, (unsigned)k);
+        }
+    }
+}
+
+/* One column block: 8-bit rows down a window (no row passes first) at 1 to
+ * GS_INT_SUMS_MAX_PASSES passes take integer sums for the rows written at least K from the
+ * window's ends, and the float levels for the at most K at each end; everything else the
+ * float levels. */
+static int column_item(void *ctx, size_t item, unsigned worker)
+{
+    const column_job *job = ctx;
+    const gs_rows *w = job->window;
+    const long c0 = (long)item * job->block;
+    const long n = c0 + job->block < (long)w->width ? job->block : (long)w->width - c0;
+    const long rows = job->window_rows, k = job->iters;
+    const long e0 = job->above, e1 = job->above + (long)w->rows; /* the rows written */
+    if (!job->rows_float && w->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
+        const long i0 = e0 > k ? e0 : k, i1 = e1 < rows - k ? e1 : rows - k;
+        if (i0 < i1) {
+            if (e0 < i0) column_span(job, worker, c0, n, 0, i0 + k < rows ? i0 + k : rows, e0, i0);
+            column_int_span(job, worker, c0, n, i0, i1);
+            if (i1 < e1) column_span(job, worker, c0, n, i1 - k > 0 ? i1 - k : 0, rows, i1, e1);
+            return 0;
+        }
+    }
+    column_span(job, worker, c0, n, 0, rows, e0, e1);
     return 0;
 }
 
