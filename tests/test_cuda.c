@@ -68,13 +68,14 @@ static void add_axes(uint32_t w, uint32_t above, uint32_t rows, uint32_t below, 
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Down columns: widths across the column blocks and the rows kernel's spans, passes on
- * both sides of the registers kernel's limit (8), windows that are whole images, that
- * carry halos, and that are taller than one chunk (16 MiB). */
+/* Down columns: widths across the column blocks and the rows kernel's spans, passes from 1
+ * to 4 (8-bit segments away from the window's ends take integer sums: the 300-row and taller
+ * windows hold such segments) and on both sides of the registers kernel's limit (8), windows
+ * that are whole images, that carry halos, and that are taller than one chunk (16 MiB). */
 static void build_axes_cases(void)
 {
     static const uint32_t widths[] = {1, 2, 33, 1025, 4097, 32769};
-    static const uint32_t iters[] = {0, 1, 2, 3, 8, 9, 20};
+    static const uint32_t iters[] = {0, 1, 2, 3, 4, 8, 9, 20};
     static const uint32_t windows[][3] = {{0, 1, 0}, {0, 2, 0}, {0, 37, 0}, {5, 20, 9}, {40, 300, 40}};
     for (int b = 8; b <= 16; b += 8)
         for (uint32_t axes = 2; axes <= 3; ++axes) {
@@ -87,6 +88,10 @@ static void build_axes_cases(void)
                     }
             if (g_small) continue;
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
+            /* whole images taller than a column segment (256 rows), and halos one row short
+             * of K: the integer sums' segments must stop K rows from the window's ends */
+            for (uint32_t k = 1; k <= 4; ++k) add_axes(1029, 0, 600, 0, k, (uint32_t)b, axes);
+            add_axes(1029, 2, 600, 2, 3, (uint32_t)b, axes);
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
             add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */

@@ -1,6 +1,7 @@
-/* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, and the second half of xy): each thread rolls every pass of four neighbouring columns through registers, rows loaded six ahead in vectors; many passes go out as a chain of launches, float32 between them. */
+/* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, and the second half of xy): each thread rolls every pass of four neighbouring columns through registers, rows loaded six ahead in vectors, u8 segments away from the window's ends at up to 4 passes as exact integer sums; many passes go out as a chain of launches, float32 between them. */
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
+#include "packed_passes.cuh"
 #include "sample_io.cuh"
 #include "smooth_variants.cuh"
 #include "stencil_math.h"
@@ -22,7 +23,10 @@
  * batches at a window's ends check bounds and use the two-term mean. Up to
  * kMaxLaunchPasses passes run in one launch; more go out as a chain of launches over the
  * whole window, float32 between them (each launch takes the window's ends as column ends,
- * which is exactly the contract), and the last writes the output rows.
+ * which is exactly the contract), and the last writes the output rows. A u8 -> u8 launch of
+ * at most kPackedMaxPasses passes walks a segment whose output rows are all at least K from
+ * the window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
+ * are the same): K=3 down 16384^2 took 0.375 -> 0.247 ms on an H200 (bench/NOTES.md).
  */
 
 using namespace gs_cuda;
@@ -156,6 +160,92 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const 
     }
 }
 
+/* kCols u8 samples of a row from column x as one word, columns past the row's end 0.
+ * kFull: all kCols lie in the row (one load, no branch: a batch's loads then all issue
+ * before the first is used). */
+template <bool kFull>
+__device__ __forceinline__ uint32_t load_col_word(const char *row, uint32_t x, uint32_t width)
+{
+    const uint8_t *p = (const uint8_t *)row + x;
+    if constexpr (kFull) {
+        return *(const uint32_t *)p;
+    } else {
+        uint32_t word = 0;
+#pragma unroll
+        for (int c = 0; c < kCols; ++c)
+            if (x + c < width) word |= (uint32_t)p[c] << (8 * c);
+        return word;
+    }
+}
+
+/* The kCols samples of a row after K passes of integer sums, from their packed words (w[0]
+ * columns 0 and 2 in its halves, w[1] columns 1 and 3); kFull as load_col_word. */
+template <int K, bool kFull>
+__device__ __forceinline__ void store_packed_cols(char *row, uint32_t x, uint32_t width,
+                                                  const uint32_t (&w)[2])
+{
+    const uint32_t c0 = round_packed_lane<K>(__byte_perm(w[0], kMagic23Bits, 0x7610u));
+    const uint32_t c2 = round_packed_lane<K>(__byte_perm(w[0], kMagic23Bits, 0x7632u));
+    const uint32_t c1 = round_packed_lane<K>(__byte_perm(w[1], kMagic23Bits, 0x7610u));
+    const uint32_t c3 = round_packed_lane<K>(__byte_perm(w[1], kMagic23Bits, 0x7632u));
+    const uint32_t word = pack_low_bytes(c0, c1, c2, c3);
+    uint8_t *p = (uint8_t *)row + x;
+    if constexpr (kFull) {
+        *(uint32_t *)p = word;
+    } else {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c)
+            if (x + c < width) p[c] = (uint8_t)(word >> (8 * c));
+    }
+}
+
+/* column_batch for a segment whose rows are all at least K from the window's ends, of u8
+ * samples, as integer sums (packed_passes.cuh; stencil_math.h says why the bytes are the
+ * same): level j holds two packed words of the thread's kCols columns a row, and a pass is
+ * two integer adds. kInterior: every row of the batch is inside the window; kFull: the
+ * thread's kCols columns all lie in the rows. */
+template <int K, bool kInterior, bool kFull>
+__device__ __forceinline__ void column_batch_packed(uint32_t (&v)[K + 1][3][2], const char *src,
+                                                    size_t src_pitch, char *dst, size_t dst_pitch,
+                                                    uint32_t x, uint32_t width, uint32_t y,
+                                                    uint32_t w1, uint32_t s0, uint32_t s1,
+                                                    uint32_t above)
+{
+    uint32_t in[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+        in[u] = kInterior || y + u < w1
+                    ? load_col_word<kFull>(src + (size_t)(y + u) * src_pitch, x, width)
+                    : 0u;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+        const uint32_t yy = y + u;
+        if (!kInterior && yy >= w1 + K) break;
+        v[0][u % 3][0] = __byte_perm(in[u], 0u, 0x4240u); /* columns 0 and 2 */
+        v[0][u % 3][1] = __byte_perm(in[u], 0u, 0x4341u); /* 1 and 3 */
+#pragma unroll
+        for (int j = 1; j <= K; ++j) {
+            constexpr int base = 3 * (K + 2);
+            const uint32_t *up = v[j - 1][(u - j - 1 + base) % 3], *mid = v[j - 1][(u - j + base) % 3];
+            const uint32_t *down = v[j - 1][(u - j + 1 + base) % 3];
+            uint32_t *out = v[j][(u - j + base) % 3];
+            out[0] = up[0] + mid[0] + down[0];
+            out[1] = up[1] + mid[1] + down[1];
+        }
+        /* level K's row t needs input rows t - K .. t + K, all loaded once t >= s0 */
+        const uint32_t t = yy - K;
+        if (t >= s0 && t < s1 && yy >= (uint32_t)K)
+            store_packed_cols<K, kFull>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
+    }
+}
+
+/* Segments of u8 columns in and out at 1 to kPackedMaxPasses passes that no window end
+ * reaches take integer sums. */
+template <int K, typename Tin, typename Tout>
+constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
+                                std::is_same<Tout, uint8_t>::value && 1 <= K &&
+                                K <= kPackedMaxPasses;
+
 /* K passes rolled through registers. Window rows [0, rows); segment `seg` covers output
  * rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row t - above. */
 template <int K, typename Tin, typename Tout>
@@ -170,6 +260,28 @@ __global__ void __launch_bounds__(kColumnThreads)
         const uint32_t s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
+        if constexpr (kColumnsPacked<K, Tin, Tout>) {
+            /* every output row at least K from the window's ends: w0 = s0 - K, w1 = s1 + K */
+            if (s0 >= (uint32_t)K && s1 + K <= rows) {
+                uint32_t v[K + 1][3][2] = {};
+                auto walk = [&](auto full) {
+                    constexpr bool kFull = decltype(full)::value;
+                    for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
+                        if (y + kUnroll <= w1)
+                            column_batch_packed<K, true, kFull>(v, src, src_pitch, dst, dst_pitch,
+                                                                x, width, y, w1, s0, s1, above);
+                        else
+                            column_batch_packed<K, false, kFull>(v, src, src_pitch, dst, dst_pitch,
+                                                                 x, width, y, w1, s0, s1, above);
+                    }
+                };
+                if (x + kCols <= width)
+                    walk(std::true_type{});
+                else
+                    walk(std::false_type{});
+                continue;
+            }
+        }
         float v[K + 1][3][kCols];
 #pragma unroll
         for (int j = 0; j <= K; ++j)
