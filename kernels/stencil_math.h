@@ -53,8 +53,9 @@ GS_HD float gs_div3_fma(float s)
 GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO); }
 
 /*
- * Integer sums in place of the float passes (both backends' fast path for 8-bit rows).
- * At a position x at least K from both row ends (K <= x <= width - 1 - K), the pass-p
+ * Integer sums in place of the float passes (both backends' fast path for 8-bit rows and
+ * columns; the argument is the same down a column, whose ends are the window's first and
+ * last rows). At a position x at least K from both row ends (K <= x <= width - 1 - K), the pass-p
  * values the result uses lie within K - p of x, so at least p >= 1 from the ends: no
  * adaptive mean reaches x, and every sample read lies in the row. K exact passes give
  * N / 3^K there, N the sum of the samples x - K .. x + K weighted by the trinomial
@@ -67,7 +68,9 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
  * 1 / (2 x 3^K) >= 1/162 from every half-integer (3^K is odd). So the rounded float result
  * is round(N / 3^K), and no tie arises; N < 3^4 x 256 fits 16 bits. tests/test_kernels.c
  * checks it for every input of K = 1 and every three pass-1 sums of K = 2, with the error
- * bound, and for random windows of K = 3 and 4. The kernels: kernels/cpu/int_sums.h, kernels/cuda/packed_passes.cuh.
+ * bound, and for random windows of K = 3 and 4. The kernels: kernels/cpu/int_sums.h (rows
+ * in cpu_smooth.c, columns in cpu_window.c), kernels/cuda/packed_passes.cuh (rows in
+ * smooth_few_passes.cu; its rounding also in smooth_columns.cu).
  */
 #define GS_INT_SUMS_MAX_PASSES 4u
 /* 3^K, the divisor after K <= GS_INT_SUMS_MAX_PASSES passes. */

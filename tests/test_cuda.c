@@ -69,9 +69,12 @@ static void add_axes(uint32_t w, uint32_t above, uint32_t rows, uint32_t below, 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Down columns: widths across the column blocks and the rows kernel's spans, passes from 1
- * to 4 (8-bit segments away from the window's ends take integer sums: the 300-row and taller
- * windows hold such segments) and on both sides of the registers kernel's limit (8), windows
- * that are whole images, that carry halos, and that are taller than one chunk (16 MiB). */
+ * to 4 (8-bit column segments at least K from the window's ends take integer sums: every
+ * window here but the whole images of 1, 2 and 37 rows holds such segments) and on both
+ * sides of the registers kernel's limit (8), windows that are whole images, that carry
+ * halos, and that are taller than one chunk (16 MiB). The small list (compute-sanitizer)
+ * keeps K = 0, 2, 4, 8 (one 8-pass launch) and 20 (a chain's float-to-float launches and
+ * both scratch halves). */
 static void build_axes_cases(void)
 {
     static const uint32_t widths[] = {1, 2, 33, 1025, 4097, 32769};
@@ -82,16 +85,17 @@ static void build_axes_cases(void)
             for (int w = 0; w < COUNT(widths); ++w)
                 for (int k = 0; k < COUNT(iters); ++k)
                     for (int v = 0; v < COUNT(windows); ++v) {
-                        if (g_small && (k % 2 || v == 4 || widths[w] > 4097)) continue;
+                        if (g_small && (iters[k] % 2 || v == 4 || widths[w] > 4097)) continue;
                         add_axes(widths[w], windows[v][0], windows[v][1], windows[v][2], iters[k],
                                  (uint32_t)b, axes);
                     }
             if (g_small) continue;
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
             /* whole images taller than a column segment (256 rows), and halos one row short
-             * of K: the integer sums' segments must stop K rows from the window's ends */
-            for (uint32_t k = 1; k <= 4; ++k) add_axes(1029, 0, 600, 0, k, (uint32_t)b, axes);
-            add_axes(1029, 2, 600, 2, 3, (uint32_t)b, axes);
+             * of K: the integer sums' segments must stop K rows from the window's ends; 1031
+             * columns leave the last thread three */
+            for (uint32_t k = 1; k <= 4; ++k) add_axes(1031, 0, 600, 0, k, (uint32_t)b, axes);
+            add_axes(1031, 2, 600, 2, 3, (uint32_t)b, axes);
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
             add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */

@@ -387,6 +387,41 @@ static int window_streamed_differs(const uint8_t *in, const uint8_t *ref, uint8_
     return memcmp(out, ref, stride * h) != 0;
 }
 
+/* A window's own ends are its columns' ends, whatever its halos: every split of windows of
+ * up to 12 rows into above + rows written + below (halos shorter and longer than K), 8-bit
+ * columns at K = 1 to 4, where the rows at least K from the window's ends take integer sums
+ * and the others the float levels (cpu_window.c), against the reference on the window. */
+START_TEST(window_halos_match_reference)
+{
+    const gs_cpu_isa *isa = isas[_i];
+    const uint32_t w = 37; /* a block of 32 columns and one of 5 */
+    uint8_t in[12 * 37], ref[12 * 37], out[13 * 37]; /* out: one guard row */
+    fill_random(in, sizeof in, 8);
+    gs_cpu_workspace ws = {0};
+    gs_cpu_window_space space = {0};
+    for (uint32_t k = 1; k <= 4; ++k)
+        for (uint32_t total = 1; total <= 12; ++total) {
+            ck_assert_int_eq(gs_ref_smooth_image(in, w, ref, w, w, total, 8, k, GS_REF_AXIS_Y), 0);
+            for (uint32_t above = 0; above < total; ++above)
+                for (uint32_t rows = 1; above + rows <= total; ++rows)
+                    for (unsigned threads = 1; threads <= 2; ++threads) {
+                        const uint32_t below = total - above - rows;
+                        memset(out, 0xA5, sizeof out);
+                        gs_rows win = {w, rows, 8, 8, in, w, out, w};
+                        ck_assert_int_eq(gs_cpu_smooth_window(&win, above, below, GS_REF_AXIS_Y, k,
+                                                              threads, isa, &ws, &space), 0);
+                        ck_assert_msg(memcmp(out, ref + (size_t)above * w, (size_t)rows * w) == 0,
+                                      "%s: K=%u window %u+%u+%u differs", isa->name, k, above,
+                                      rows, below);
+                        for (uint32_t x = 0; x < w; ++x) /* nothing past the rows written */
+                            ck_assert_uint_eq(out[(size_t)rows * w + x], 0xA5);
+                    }
+        }
+    gs_cpu_workspace_release(&ws);
+    gs_cpu_window_space_release(&space);
+}
+END_TEST
+
 START_TEST(window_matches_reference)
 {
     static const uint32_t win_widths[] = {1, 2, 3, 17, 255, 4100};
@@ -502,6 +537,7 @@ int main(void)
     tcase_add_test(tc, smooth_hand_computed);
     tcase_add_test(tc, reference_columns_are_transposed_rows);
     tcase_add_loop_test(tc, window_matches_reference, 0, 12);
+    tcase_add_loop_test(tc, window_halos_match_reference, 0, isa_count);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);
     tcase_add_test(tc, integral_rows_streamed_match_reference);

@@ -1,4 +1,4 @@
-/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache. */
+/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache; 8-bit columns at up to 4 passes as exact integer sums away from the window's ends. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +13,8 @@
 /* Floats a column block's rows are padded to (a cache line). */
 #define BLOCK_ALIGN 16L
 /* Bytes one worker's levels should take: (iters + 1) levels x 3 rows x block floats stay
- * in a core's L2, so a pass reads its three rows from cache. */
+ * in a core's L2, so a pass reads its three rows from cache (the integer sums' 16-bit
+ * levels take half of it). */
 #define LEVELS_BYTES (192L << 10)
 #define BLOCK_MAX 2048L
 
@@ -26,7 +27,8 @@ typedef struct column_job {
     long iters;               /* passes down the columns */
     long block;               /* columns per work item (a multiple of BLOCK_ALIGN, or all) */
     const gs_cpu_isa *isa;    /* row primitives */
-    gs_cpu_workspace *levels; /* per worker: (iters + 1) x 3 rows of `block` floats */
+    gs_cpu_workspace *levels; /* per worker: (iters + 1) x 3 rows of `block` floats, or of
+                                 16-bit sums in the same space */
 } column_job;
 
 /* Row t of level j (0 = the input) in the worker's ring. */
@@ -147,10 +149,10 @@ static int column_item(void *ctx, size_t item, unsigned worker)
     const long e0 = job->above, e1 = job->above + (long)w->rows; /* the rows written */
     if (!job->rows_float && w->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
         const long i0 = e0 > k ? e0 : k, i1 = e1 < rows - k ? e1 : rows - k;
-        if (i0 < i1) {
-            if (e0 < i0) column_span(job, worker, c0, n, 0, i0 + k < rows ? i0 + k : rows, e0, i0);
+        if (i0 < i1) { /* k <= i0 < i1 <= rows - k: the sub-windows below stay inside */
+            if (e0 < i0) column_span(job, worker, c0, n, 0, i0 + k, e0, i0);
             column_int_span(job, worker, c0, n, i0, i1);
-            if (i1 < e1) column_span(job, worker, c0, n, i1 - k > 0 ? i1 - k : 0, rows, i1, e1);
+            if (i1 < e1) column_span(job, worker, c0, n, i1 - k, rows, i1, e1);
             return 0;
         }
     }
