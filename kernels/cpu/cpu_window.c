@@ -31,16 +31,19 @@ typedef struct column_job {
                                  16-bit sums in the same space */
 } column_job;
 
-/* Row t of level j (0 = the input) in the worker's ring. */
+/* Where row t of level j (0 = the input) starts in a worker's ring, in elements: floats,
+ * or the integer sums' 16-bit values (column_int_span) in the same buffer. */
+static long ring_offset(const column_job *job, long level, long t)
+{
+    return (level * 3 + t % 3) * job->block;
+}
 static float *ring_row(const column_job *job, float *ring, long level, long t)
 {
-    return ring + (level * 3 + t % 3) * job->block;
+    return ring + ring_offset(job, level, t);
 }
-
-/* Row t of level j of 16-bit sums (column_int_span), in the same buffer. */
 static uint16_t *int_ring_row(const column_job *job, uint16_t *ring, long level, long t)
 {
-    return ring + (level * 3 + t % 3) * job->block;
+    return ring + ring_offset(job, level, t);
 }
 
 /* Row t of level j as the passes read it: level 0 of xy is the row-smoothed window. */

@@ -40,6 +40,21 @@ template <int K> __device__ __forceinline__ uint32_t round_packed_lane(uint32_t 
         fmaf(__uint_as_float(magic_n), (float)m * 0x1p-23f, (float)((1u << 23) - m)));
 }
 
+/* Bytes 0 and 2 of a word (even_bytes) or 1 and 3 (odd_bytes), each zero-extended to a
+ * 16-bit half: two samples of a packed word. */
+__device__ __forceinline__ uint32_t even_bytes(uint32_t word) { return __byte_perm(word, 0u, 0x4240u); }
+__device__ __forceinline__ uint32_t odd_bytes(uint32_t word) { return __byte_perm(word, 0u, 0x4341u); }
+
+/* round_packed_lane of a packed word's low or high half (its sum N made kMagic23Bits | N). */
+template <int K> __device__ __forceinline__ uint32_t round_low_half(uint32_t w)
+{
+    return round_packed_lane<K>(__byte_perm(w, kMagic23Bits, 0x7610u));
+}
+template <int K> __device__ __forceinline__ uint32_t round_high_half(uint32_t w)
+{
+    return round_packed_lane<K>(__byte_perm(w, kMagic23Bits, 0x7632u));
+}
+
 /* The pair words of a segment from its bytes: b[0] = pixels -4..-1, b[1..8] the segment,
  * b[9] = pixels 32..35. w[j + K] = pixel j | pixel j + 16 << 16, j in [-K, 16 + K). */
 template <int K>
@@ -51,8 +66,8 @@ __device__ __forceinline__ void pair_words(const uint32_t (&b)[kPackedByteWords]
     uint32_t even[kPackedByteWords], odd[kPackedByteWords]; /* bytes 0, 2 and 1, 3, zero-extended */
 #pragma unroll
     for (int i = 0; i < kPackedByteWords; ++i) {
-        even[i] = __byte_perm(b[i], 0u, 0x4240u);
-        odd[i] = __byte_perm(b[i], 0u, 0x4341u);
+        even[i] = even_bytes(b[i]);
+        odd[i] = odd_bytes(b[i]);
     }
 #pragma unroll
     for (int j = -K; j < kPackedWords + K; ++j) {
@@ -89,8 +104,8 @@ __device__ __forceinline__ void round_packed(const uint32_t (&w)[kPackedWords + 
     uint32_t lo[kPackedWords], hi[kPackedWords];
 #pragma unroll
     for (int j = 0; j < kPackedWords; ++j) {
-        lo[j] = round_packed_lane<K>(__byte_perm(w[j + K], kMagic23Bits, 0x7610u));
-        hi[j] = round_packed_lane<K>(__byte_perm(w[j + K], kMagic23Bits, 0x7632u));
+        lo[j] = round_low_half<K>(w[j + K]);
+        hi[j] = round_high_half<K>(w[j + K]);
     }
 #pragma unroll
     for (int q = 0; q < kPackedWords / 4; ++q) {

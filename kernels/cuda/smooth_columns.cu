@@ -184,10 +184,8 @@ template <int K, bool kFull>
 __device__ __forceinline__ void store_packed_cols(char *row, uint32_t x, uint32_t width,
                                                   const uint32_t (&w)[2])
 {
-    const uint32_t c0 = round_packed_lane<K>(__byte_perm(w[0], kMagic23Bits, 0x7610u));
-    const uint32_t c2 = round_packed_lane<K>(__byte_perm(w[0], kMagic23Bits, 0x7632u));
-    const uint32_t c1 = round_packed_lane<K>(__byte_perm(w[1], kMagic23Bits, 0x7610u));
-    const uint32_t c3 = round_packed_lane<K>(__byte_perm(w[1], kMagic23Bits, 0x7632u));
+    const uint32_t c0 = round_low_half<K>(w[0]), c2 = round_high_half<K>(w[0]);
+    const uint32_t c1 = round_low_half<K>(w[1]), c3 = round_high_half<K>(w[1]);
     const uint32_t word = pack_low_bytes(c0, c1, c2, c3);
     uint8_t *p = (uint8_t *)row + x;
     if constexpr (kFull) {
@@ -221,8 +219,8 @@ __device__ __forceinline__ void column_batch_packed(uint32_t (&v)[K + 1][3][2], 
     for (int u = 0; u < kUnroll; ++u) {
         const uint32_t yy = y + u;
         if (!kInterior && yy >= w1 + K) break;
-        v[0][u % 3][0] = __byte_perm(in[u], 0u, 0x4240u); /* columns 0 and 2 */
-        v[0][u % 3][1] = __byte_perm(in[u], 0u, 0x4341u); /* 1 and 3 */
+        v[0][u % 3][0] = even_bytes(in[u]); /* columns 0 and 2 */
+        v[0][u % 3][1] = odd_bytes(in[u]);  /* 1 and 3 */
 #pragma unroll
         for (int j = 1; j <= K; ++j) {
             constexpr int base = 3 * (K + 2);
