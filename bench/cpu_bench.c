@@ -194,9 +194,9 @@ int main(int argc, char **argv)
      * median over PAIRED_ROUNDS rounds is printed with the rounds' range. */
     double cl3[PAIRED_ROUNDS], fast3[PAIRED_ROUNDS], cl3_1[PAIRED_ROUNDS], fast3_1[PAIRED_ROUNDS];
     double cl_int[PAIRED_ROUNDS], fast_int[PAIRED_ROUNDS], cl_int_1[PAIRED_ROUNDS],
-        fast_int_1[PAIRED_ROUNDS];
+        fast_int_1[PAIRED_ROUNDS], copy_n[PAIRED_ROUNDS], copy_1[PAIRED_ROUNDS];
     paired_ratio vs_cl3 = {0}, vs_cl_int = {0}, sc_fast3 = {0}, sc_cl3 = {0}, sc_fast_int = {0},
-                 sc_cl_int = {0};
+                 sc_cl_int = {0}, sc_copy = {0};
     int same_cl3 = 1, same_cl_int = 1;
     /* gsmooth held to AVX2 meets the loop as an AVX2-only machine's compiler builds it */
     const char *isa_cap = getenv("GSMOOTH_CPU_ISA");
@@ -218,6 +218,10 @@ int main(int argc, char **argv)
         same_cl_int &= memcmp(out32, out32b, px * 4) == 0;
         TIME_ONCE(fast_int_1[r], gs_cpu_integral_rows_strip(&strip32, 1, NULL));
         TIME_ONCE(cl_int_1[r], loop_integral(im.pixels, out32b, (int)side, (int)side, 1));
+        /* the memory's own scaling: a kernel at the memory's rate scales no better */
+        TIME_ONCE(copy_n[r], gs_parallel_for(threads, (px + cc.chunk - 1) / cc.chunk, copy_chunk, &cc));
+        TIME_ONCE(copy_1[r], gs_parallel_for(1, (px + cc.chunk - 1) / cc.chunk, copy_chunk, &cc));
+        paired_add(&sc_copy, copy_1[r] / copy_n[r]);
         paired_add(&vs_cl3, cl3[r] / fast3[r]);
         paired_add(&vs_cl_int, cl_int[r] / fast_int[r]);
         paired_add(&sc_fast3, fast3_1[r] / fast3[r]);
@@ -248,6 +252,9 @@ int main(int argc, char **argv)
     printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f]\n", "scaling: compiler loop integral",
            median_of(cl_int_1) * 1e3, threads, median_of(cl_int) * 1e3, median_of(sc_cl_int.v),
            sc_cl_int.lo, sc_cl_int.hi);
+    printf("%-34s 1 thread %.2f ms, %u threads %.2f ms: %.2fx [%.2f-%.2f] (the memory's own)\n",
+           "scaling: memcpy", median_of(copy_1) * 1e3, threads, median_of(copy_n) * 1e3,
+           median_of(sc_copy.v), sc_copy.lo, sc_copy.hi);
     if (!same_cl3 || !same_cl_int) same3 = 0;
 #endif
 

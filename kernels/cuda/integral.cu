@@ -740,21 +740,11 @@ cudaError_t tiled_table(const void *src, size_t sp, void *dst, size_t dp, uint32
     sc.col = (unsigned long long *)(base + l.col);
     sc.cor_agg = (unsigned long long *)(base + l.cor_agg);
     sc.cor_inc = (unsigned long long *)(base + l.cor_inc);
-    auto kernel = tile_table_kernel<Tin, Tout>;
+    constexpr auto kernel = tile_table_kernel<Tin, Tout>;
     const size_t smem = tile_stage_bytes<Tout>();
-    cudaError_t err;
-    if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) !=
-            cudaSuccess ||
-        (err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) !=
-            cudaSuccess)
-        return err;
-    int dev = 0, sms = 0, per_sm = 0;
-    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileThreads, smem)) !=
-            cudaSuccess)
-        return err;
-    const uint64_t resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    uint64_t resident = 0;
+    cudaError_t err = resident_blocks<kernel>(kTileThreads, smem, 100, &resident);
+    if (err != cudaSuccess) return err;
     const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
     kernel<<<grid, kTileThreads, smem, stream>>>((const char *)src, sp, (char *)dst, dp, width, rows,
                                                  stripes, (uint32_t)tiles, (const Tout *)carry, sc, epoch);

@@ -550,18 +550,10 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
         if (prefetch && g.group > kWarp) {
             /* persistent: as many blocks as fit at once, each striding over segments */
             const size_t smem = edge_slot_bytes(g.group) + (size_t)g.group * kPix * sizeof(Tin);
-            auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
-            cudaError_t e = cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-            int dev = 0, sms = 0, per_sm = 0;
-            if (e == cudaSuccess) e = cudaGetDevice(&dev);
-            if (e == cudaSuccess)
-                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-            if (e == cudaSuccess)
-                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block,
-                                                                  smem);
+            constexpr auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
+            uint64_t resident = 0;
+            const cudaError_t e = resident_blocks<kernel>((int)block, smem, -1, &resident);
             if (e != cudaSuccess) return e;
-            const uint64_t resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)sms;
             if (grid > resident) grid = (unsigned)resident;
             kernel<<<grid, block, smem, stream>>>(g);
             return cudaGetLastError();
