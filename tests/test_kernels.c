@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "int_sums.h"
 #include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "reference.h"
 #include "stencil_math.h"
@@ -237,6 +238,68 @@ START_TEST(integer_sums_round_like_float_passes)
     ck_assert_uint_eq(wrong, 0);
     ck_assert(worst1 <= 3 * 0x1p-17 && worst2 <= 2 * 3 * 0x1p-17);
     ck_assert(worst_more[0] <= 3 * 3 * 0x1p-17 && worst_more[1] <= 4 * 3 * 0x1p-17);
+}
+END_TEST
+
+/* The integer window's parts (int_sums.h): its weights are the K-pass coefficients (sum 3^K,
+ * symmetric, and one pass more is one convolution with 1 1 1, written here as the sums of
+ * three neighbours), and the multiply-high rounding gives floor(x / 3^K) for every x a sum
+ * plus the half can reach. */
+START_TEST(integer_window_rounding_is_exact)
+{
+    uint64_t wrong = 0;
+    for (unsigned k = 1; k <= GS_INT_SUMS_MAX_PASSES; ++k) {
+        uint8_t w[GS_INT_WINDOW_TAPS], prev[GS_INT_WINDOW_TAPS];
+        gs_int_window_weights(k, w);
+        gs_int_window_weights(k - 1, prev);
+        unsigned total = 0;
+        for (unsigned j = 0; j < GS_INT_WINDOW_TAPS; ++j) {
+            total += w[j];
+            const unsigned from_prev = (j >= 2 ? prev[j - 2] : 0u) + (j >= 1 ? prev[j - 1] : 0u) + prev[j];
+            if (w[j] != (j <= 2 * k ? from_prev : 0u) || (j <= 2 * k && w[j] != w[2 * k - j]))
+                ck_abort_msg("K=%u: weight %u is %u", k, j, w[j]);
+        }
+        const uint32_t d = GS_INT_SUMS_DIVISOR(k);
+        ck_assert_uint_eq(total, d);
+        const uint32_t m = gs_int_round_magic(k), sh = 16 + gs_int_round_shift(k);
+        for (uint32_t x = 0; x <= 255 * d + d / 2; ++x) wrong += (x * m) >> sh != x / d;
+    }
+    ck_assert_uint_eq(wrong, 0);
+}
+END_TEST
+
+/* Each instruction set's integer window against the same K passes as three operations
+ * (widen, add3 K times, round), on rows of every length to 100 and a few long ones (the
+ * vector steps, the overlapping last step, the portable body below 32), random samples and
+ * all-255 (the largest sums); the source holds exactly the row and its 2K halo samples, so
+ * a read past them shows under the sanitizers. */
+START_TEST(integer_window_matches_passes)
+{
+    const gs_cpu_isa *isa = isas[_i];
+    static const long longer[] = {127, 128, 129, 2044, 2048, 2061};
+    for (unsigned k = 1; k <= GS_INT_SUMS_MAX_PASSES; ++k)
+        for (long t = 0; t <= 100 + (long)(sizeof longer / sizeof *longer); ++t) {
+            const long n = t <= 100 ? t : longer[t - 101], m = n + 2 * (long)k;
+            for (int full = 0; full <= 1; ++full) {
+                uint8_t *src = malloc((size_t)m), *out = malloc((size_t)n + 1), *ref = malloc((size_t)n + 1);
+                uint16_t *a = malloc((size_t)m * 2), *b = malloc((size_t)m * 2);
+                ck_assert(src && out && ref && a && b);
+                if (full) memset(src, 255, (size_t)m);
+                else fill_random(src, (size_t)m, 8);
+                gs_int_widen_u8(src, a, m);
+                for (long p = 1; p <= (long)k; ++p) { /* b[j] from a[j-1..j+1], positions p .. m-1-p */
+                    gs_int_add3(a + p - 1, a + p, a + p + 1, b + p, m - 2 * p);
+                    uint16_t *tmp = a; a = b; b = tmp;
+                }
+                gs_int_round_u8(a + k, ref, n, k);
+                memset(out, 0xA5, (size_t)n + 1);
+                isa->int_window_u8(src + k, out, n, k);
+                if (memcmp(out, ref, (size_t)n) != 0 || out[n] != 0xA5)
+                    ck_abort_msg("%s: integer window differs: K=%u, n=%ld, %s", isa->name, k, n,
+                                 full ? "all 255" : "random");
+                free(src), free(out), free(ref), free(a), free(b);
+            }
+        }
 }
 END_TEST
 
@@ -532,12 +595,14 @@ int main(void)
     tcase_add_loop_test(exact, div3_exact_over_reachable_range, 0, isa_count - 1);
     tcase_add_loop_test(exact, div3_short_exact_above_2_pow_minus_123, 0, isa_count - 1);
     tcase_add_test(exact, integer_sums_round_like_float_passes);
+    tcase_add_test(exact, integer_window_rounding_is_exact);
     suite_add_tcase(s, exact);
     tcase_add_test(tc, lone_one_among_zeros_many_passes);
     tcase_add_test(tc, smooth_hand_computed);
     tcase_add_test(tc, reference_columns_are_transposed_rows);
     tcase_add_loop_test(tc, window_matches_reference, 0, 12);
     tcase_add_loop_test(tc, window_halos_match_reference, 0, isa_count);
+    tcase_add_loop_test(tc, integer_window_matches_passes, 0, isa_count);
     tcase_add_loop_test(tc, integrals_match_reference, 0, cases);
     tcase_add_test(tc, integral_dtype_rule);
     tcase_add_test(tc, integral_rows_streamed_match_reference);

@@ -59,6 +59,7 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .int_widen_u8 = gs_int_widen_u8, /* int_sums.h, compiled with this file's flags */
     .int_add3 = gs_int_add3,
     .int_round_u8 = gs_int_round_u8,
+    .int_window_u8 = gs_int_window_u8,
     .prefix_u8_u32 = scalar_prefix_u8_u32,
 };
 

@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include "cpu_isa.h"
+#include "int_sums.h"
 
 #define GS_ISA_NAME "avx2"
 #define GS_ISA_TABLE gs_cpu_isa_avx2
@@ -87,5 +88,63 @@ void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream
     for (; i < n; ++i) dst[i] = sum += src[i];
 }
 
+/*
+ * gs_int_window_u8 (int_sums.h), 32 outputs a step, no widening: vpmaddubsw multiplies
+ * bytes by the window's weights and adds neighbouring pairs into 16-bit lanes, so the sums
+ * of the 16 even outputs of a step come from the K + 1 loads at x - K + 2p (pair p of
+ * weights, w[2K + 1] = 0), and those of the 16 odd ones from the K loads at x - K + 1 + 2p
+ * plus the last even load with the pair (0, w[2K]), which reads no byte past x + 31 + K.
+ * Each sum is rounded by a multiply-high (gs_int_round_magic), and the even and odd bytes
+ * interleave as the low and high bytes of the lanes. The last step overlaps the one
+ * before it when n is not a multiple of 32 (the same bytes written twice); shorter rows
+ * take the portable body. Measured in bench/NOTES.md (thirteenth session).
+ */
+static inline void int_window_avx2(const uint8_t *src, uint8_t *dst, long n, const unsigned k)
+{
+    uint8_t w[GS_INT_WINDOW_TAPS];
+    gs_int_window_weights(k, w);
+    __m256i pair[GS_INT_SUMS_MAX_PASSES + 1];
+    for (unsigned p = 0; p <= k; ++p) pair[p] = _mm256_set1_epi16((short)(w[2 * p] | w[2 * p + 1] << 8));
+    const __m256i last = _mm256_set1_epi16((short)(w[2 * k] << 8));
+    const __m256i half = _mm256_set1_epi16((short)(GS_INT_SUMS_DIVISOR(k) / 2));
+    const __m256i magic = _mm256_set1_epi16((short)gs_int_round_magic(k));
+    const __m128i shift = _mm_cvtsi32_si128((int)gs_int_round_shift(k));
+    for (long x = 0;; x += 32) {
+        if (x + 32 > n) {
+            if (x >= n) return;
+            x = n - 32;
+        }
+        const uint8_t *s = src + x - (long)k;
+        __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256(), top = even;
+#pragma GCC unroll 8
+        for (unsigned p = 0; p <= k; ++p) {
+            top = _mm256_loadu_si256((const __m256i *)(s + 2 * p));
+            even = _mm256_add_epi16(even, _mm256_maddubs_epi16(top, pair[p]));
+            if (p < k)
+                odd = _mm256_add_epi16(
+                    odd, _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(s + 2 * p + 1)), pair[p]));
+        }
+        odd = _mm256_add_epi16(odd, _mm256_maddubs_epi16(top, last));
+        even = _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_add_epi16(even, half), magic), shift);
+        odd = _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_add_epi16(odd, half), magic), shift);
+        _mm256_storeu_si256((__m256i *)(dst + x), _mm256_or_si256(even, _mm256_slli_epi16(odd, 8)));
+    }
+}
+
+void gs_int_window_u8_avx2(const uint8_t *src, uint8_t *dst, long n, unsigned k)
+{
+    if (n < 32) {
+        gs_int_window_u8(src, dst, n, k);
+        return;
+    }
+    switch (k) { /* each pass count its own unrolled loop */
+    case 1: int_window_avx2(src, dst, n, 1); break;
+    case 2: int_window_avx2(src, dst, n, 2); break;
+    case 3: int_window_avx2(src, dst, n, 3); break;
+    default: int_window_avx2(src, dst, n, 4); break;
+    }
+}
+
 #define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2
+#define GS_ISA_INT_WINDOW_U8 gs_int_window_u8_avx2
 #include "cpu_isa_body.inc"

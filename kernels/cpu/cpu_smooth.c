@@ -83,22 +83,12 @@ static void smooth_span(const smooth_job *job, size_t row, long x0, long x1, uns
 }
 
 /* K passes of integer sums (int_sums.h) for output positions [x0, x1) of one row, each at
- * least K from both row ends: the sums of positions x0 - K .. x1 + K - 1, pass p over
- * those within K - p of the output's, then rounded. */
-static void int_sums_span(const smooth_job *job, size_t row, long x0, long x1, unsigned worker)
+ * least K from both row ends: one weighted window over the samples, rounded. */
+static void int_sums_span(const smooth_job *job, size_t row, long x0, long x1)
 {
     const gs_rows *s = job->strip;
-    const gs_cpu_isa *isa = job->isa;
-    const long k = job->iters, m = x1 - x0 + 2 * k; /* a[j]: position x0 - k + j */
-    uint16_t *a = (uint16_t *)job->ws->buffers[worker];
-    uint16_t *b = a + buffer_gap(m);
-    const uint8_t *in = (const uint8_t *)s->src + row * s->src_stride;
-    isa->int_widen_u8(in + x0 - k, a, m);
-    for (long p = 1; p <= k; ++p) {
-        isa->int_add3(a + p - 1, a + p, a + p + 1, b + p, m - 2 * p);
-        uint16_t *t = a; a = b; b = t;
-    }
-    isa->int_round_u8(a + k, (uint8_t *)s->dst + row * s->dst_stride + x0, x1 - x0, (unsigned)k);
+    job->isa->int_window_u8((const uint8_t *)s->src + row * s->src_stride + x0,
+                            (uint8_t *)s->dst + row * s->dst_stride + x0, x1 - x0, job->iters);
 }
 
 static int smooth_item(void *ctx, size_t item, unsigned worker)
@@ -115,7 +105,7 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
         const long ilo = x0 > k ? x0 : k, ihi = x1 < width - k ? x1 : width - k;
         if (ilo < ihi) {
             smooth_span(job, row, x0, ilo, worker);
-            int_sums_span(job, row, ilo, ihi, worker);
+            int_sums_span(job, row, ilo, ihi);
             smooth_span(job, row, ihi, x1, worker);
             return 0;
         }

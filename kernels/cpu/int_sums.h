@@ -1,4 +1,4 @@
-/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples away from the row or column ends as exact 16-bit integer sums, rounded once to the float passes' bytes (stencil_math.h says why): the three row operations, in one portable body that each instruction set's file compiles with its own flags. */
+/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples away from the row or column ends as exact 16-bit integer sums, rounded once to the float passes' bytes (stencil_math.h says why): the three operations of a pass at a time (down columns), the K passes along a row as one weighted window, and the rounding's multiply, in one portable body that each instruction set's file compiles with its own flags. */
 #ifndef GS_CPU_INT_SUMS_H
 #define GS_CPU_INT_SUMS_H
 
@@ -12,8 +12,9 @@ static inline void gs_int_widen_u8(const uint8_t *src, uint16_t *dst, long n)
     for (long i = 0; i < n; ++i) dst[i] = src[i];
 }
 
-/* One pass of sums: out[i] = l[i] + c[i] + r[i] (below 2^16 for at most 4 passes). A pass
- * along a row takes l = c - 1 and r = c + 1. */
+/* One pass of sums: out[i] = l[i] + c[i] + r[i] (below 2^16 for at most 4 passes): down the
+ * columns, three rows of sums; along a row, l = c - 1 and r = c + 1 (the tests' form of the
+ * window below). */
 static inline void gs_int_add3(const uint16_t *l, const uint16_t *c, const uint16_t *r,
                                uint16_t *out, long n)
 {
@@ -36,6 +37,44 @@ static inline void gs_int_round_u8(const uint16_t *s, uint8_t *dst, long n, unsi
     case 3: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(3)); break;
     default: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(4)); break;
     }
+}
+
+/* Weights of the window that K passes make: w[j] is how often sample x - K + j counts in the
+ * sum at x after K passes of l + c + r, the coefficients of (1 + t + t^2)^K (K=3: 1 3 6 7 6 3
+ * 1, summing to 3^K). w[2K + 1] is set to 0, so the weights pair up. */
+#define GS_INT_WINDOW_TAPS (2 * GS_INT_SUMS_MAX_PASSES + 2)
+static inline void gs_int_window_weights(unsigned k, uint8_t w[GS_INT_WINDOW_TAPS])
+{
+    uint16_t c[GS_INT_WINDOW_TAPS] = {1};
+    for (unsigned p = 1; p <= k; ++p) /* one more pass: c[j] += c[j-1] + c[j-2], from the top */
+        for (unsigned j = 2 * p; j >= 1; --j) c[j] = (uint16_t)(c[j] + c[j - 1] + (j >= 2 ? c[j - 2] : 0));
+    for (unsigned j = 0; j < GS_INT_WINDOW_TAPS; ++j) w[j] = (uint8_t)(j <= 2 * k ? c[j] : 0);
+}
+
+/* K passes along a row and the rounding, at once: dst[i] = round(N / 3^K) for i in [0, n),
+ * N the window's weighted sum of src[i - K .. i + K] (which must be readable). The portable
+ * body; gs_int_window_u8_avx2 (cpu_isa_avx2.c) is the vector one. */
+static inline void gs_int_window_u8(const uint8_t *src, uint8_t *dst, long n, unsigned k)
+{
+    uint8_t w[GS_INT_WINDOW_TAPS];
+    gs_int_window_weights(k, w);
+    const uint16_t d = (uint16_t)GS_INT_SUMS_DIVISOR(k);
+    for (long i = 0; i < n; ++i) {
+        uint16_t sum = 0;
+        for (unsigned j = 0; j <= 2 * k; ++j) sum = (uint16_t)(sum + w[j] * src[i - (long)k + (long)j]);
+        dst[i] = (uint8_t)((uint16_t)(sum + d / 2) / d);
+    }
+}
+
+/* The rounding as a 16-bit multiply-high and a shift: floor(x / 3^K) = (x * M) >> (16 + s)
+ * with M = ceil(2^(16 + s) / 3^K), for every x up to 255 x 3^K + 3^K / 2 (the largest sum
+ * plus the half), at the shifts s below: the smallest that make it exact, found and checked
+ * over that whole range by test_kernels (integer_window_rounding_is_exact). */
+static inline unsigned gs_int_round_shift(unsigned k) { return k == 1 ? 0u : k == 2 ? 0u : k == 3 ? 1u : 3u; }
+static inline uint16_t gs_int_round_magic(unsigned k)
+{
+    const uint32_t d = GS_INT_SUMS_DIVISOR(k);
+    return (uint16_t)(((1u << (16 + gs_int_round_shift(k))) + d - 1) / d);
 }
 
 #endif /* GS_CPU_INT_SUMS_H */
