@@ -268,11 +268,28 @@ START_TEST(integer_window_rounding_is_exact)
 }
 END_TEST
 
-/* Each instruction set's integer window against the same K passes as three operations
- * (widen, add3 K times, round), on rows of every length to 100 and a few long ones (the
- * vector steps, the overlapping last step, the portable body below 32), random samples and
- * all-255 (the largest sums); the source holds exactly the row and its 2K halo samples, so
- * a read past them shows under the sanitizers. */
+/* K integer passes the pass-at-a-time way (int_sums.h: widen, add3 K times, round) over m
+ * samples: n = m - 2K results in ref. */
+static void int_passes_ref(const uint8_t *src, long m, unsigned k, uint8_t *ref)
+{
+    uint16_t *a = malloc((size_t)m * 2), *b = malloc((size_t)m * 2);
+    ck_assert(a && b);
+    gs_int_widen_u8(src, a, m);
+    for (long p = 1; p <= (long)k; ++p) { /* b[j] from a[j-1..j+1], positions p .. m-1-p */
+        gs_int_add3(a + p - 1, a + p, a + p + 1, b + p, m - 2 * p);
+        uint16_t *t = a;
+        a = b, b = t;
+    }
+    gs_int_round_u8(a + k, ref, m - 2 * (long)k, k);
+    free(a), free(b);
+}
+
+/* Each instruction set's integer windows against the same K passes taken a pass at a
+ * time: along a row and down columns (2K + 1 rows, column i's samples run through the
+ * passes as a short row), over 0-100 samples and 127, 128, 129, 2044, 2048, 2061 (the
+ * vector steps, the overlapping last step, the portable body below 32), random and
+ * all-255 (the largest sums). Every source holds exactly its samples, so a read past them
+ * shows under the sanitizers; a guard byte follows each output. */
 START_TEST(integer_window_matches_passes)
 {
     const gs_cpu_isa *isa = isas[_i];
@@ -282,22 +299,35 @@ START_TEST(integer_window_matches_passes)
             const long n = t <= 100 ? t : longer[t - 101], m = n + 2 * (long)k;
             for (int full = 0; full <= 1; ++full) {
                 uint8_t *src = malloc((size_t)m), *out = malloc((size_t)n + 1), *ref = malloc((size_t)n + 1);
-                uint16_t *a = malloc((size_t)m * 2), *b = malloc((size_t)m * 2);
-                ck_assert(src && out && ref && a && b);
+                const uint8_t *rows[2 * GS_INT_SUMS_MAX_PASSES + 1];
+                ck_assert(src && out && ref);
                 if (full) memset(src, 255, (size_t)m);
                 else fill_random(src, (size_t)m, 8);
-                gs_int_widen_u8(src, a, m);
-                for (long p = 1; p <= (long)k; ++p) { /* b[j] from a[j-1..j+1], positions p .. m-1-p */
-                    gs_int_add3(a + p - 1, a + p, a + p + 1, b + p, m - 2 * p);
-                    uint16_t *tmp = a; a = b; b = tmp;
-                }
-                gs_int_round_u8(a + k, ref, n, k);
+                int_passes_ref(src, m, k, ref);
                 memset(out, 0xA5, (size_t)n + 1);
                 isa->int_window_u8(src + k, out, n, k);
                 if (memcmp(out, ref, (size_t)n) != 0 || out[n] != 0xA5)
-                    ck_abort_msg("%s: integer window differs: K=%u, n=%ld, %s", isa->name, k, n,
+                    ck_abort_msg("%s: row window differs: K=%u, n=%ld, %s", isa->name, k, n,
                                  full ? "all 255" : "random");
-                free(src), free(out), free(ref), free(a), free(b);
+                for (unsigned j = 0; j <= 2 * k; ++j) { /* rows of their own, exactly n long */
+                    uint8_t *r = malloc((size_t)n + (n == 0));
+                    ck_assert_ptr_nonnull(r);
+                    if (full) memset(r, 255, (size_t)n);
+                    else fill_random(r, (size_t)n, 8);
+                    rows[j] = r;
+                }
+                for (long i = 0; i < n; ++i) {
+                    uint8_t column[2 * GS_INT_SUMS_MAX_PASSES + 1];
+                    for (unsigned j = 0; j <= 2 * k; ++j) column[j] = rows[j][i];
+                    int_passes_ref(column, 2 * (long)k + 1, k, ref + i);
+                }
+                memset(out, 0xA5, (size_t)n + 1);
+                isa->int_window_rows_u8(rows, out, n, k);
+                if (memcmp(out, ref, (size_t)n) != 0 || out[n] != 0xA5)
+                    ck_abort_msg("%s: column window differs: K=%u, n=%ld, %s", isa->name, k, n,
+                                 full ? "all 255" : "random");
+                for (unsigned j = 0; j <= 2 * k; ++j) free((void *)rows[j]);
+                free(src), free(out), free(ref);
             }
         }
 }

@@ -56,10 +56,8 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .mean3_short = scalar_mean3, /* the exact division: the same bits everywhere */
     .mean3_of = scalar_mean3_of,
     .mean2_of = scalar_mean2_of,
-    .int_widen_u8 = gs_int_widen_u8, /* int_sums.h, compiled with this file's flags */
-    .int_add3 = gs_int_add3,
-    .int_round_u8 = gs_int_round_u8,
-    .int_window_u8 = gs_int_window_u8,
+    .int_window_u8 = gs_int_window_u8, /* int_sums.h, compiled with this file's flags */
+    .int_window_rows_u8 = gs_int_window_rows_u8,
     .prefix_u8_u32 = scalar_prefix_u8_u32,
 };
 

@@ -23,16 +23,12 @@ typedef struct gs_cpu_isa {
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
     void (*mean2_of)(const float *l, const float *r, float *out, long n);
     /* K <= GS_INT_SUMS_MAX_PASSES passes over 8-bit samples at least K from the row or
-     * column ends as exact integer sums (int_sums.h; the same bytes as the float passes).
-     * Down columns, a pass at a time: samples to sums, one pass of sums (out = l + c + r,
-     * three rows), and the sums of K passes rounded to samples. */
-    void (*int_widen_u8)(const uint8_t *src, uint16_t *dst, long n);
-    void (*int_add3)(const uint16_t *l, const uint16_t *c, const uint16_t *r, uint16_t *out,
-                     long n);
-    void (*int_round_u8)(const uint16_t *s, uint8_t *dst, long n, unsigned k);
-    /* The K passes along a row and their rounding at once: dst[i] for i in [0, n) from
-     * src[i - K .. i + K], which must be readable. */
+     * column ends as exact integer sums (int_sums.h; the same bytes as the float passes),
+     * one weighted window and its rounding at once. Along a row: dst[i] for i in [0, n)
+     * from src[i - K .. i + K], which must be readable. Down columns: dst[i] from
+     * rows[0..2K][i], the window rows t - K .. t + K. */
     void (*int_window_u8)(const uint8_t *src, uint8_t *dst, long n, unsigned k);
+    void (*int_window_rows_u8)(const uint8_t *const *rows, uint8_t *dst, long n, unsigned k);
     /* Inclusive prefix sum of one row of 8-bit samples into 32-bit sums (the common
      * integral case; the others use plain loops). stream: nobody reads the row soon, so
      * the vector versions may write it past the caches (no read for ownership). */
@@ -49,10 +45,11 @@ const gs_cpu_isa *gs_cpu_isa_by_name(const char *name);
 /* Variants compiled in, best first, NULL-terminated (some may not run on this CPU). */
 extern const gs_cpu_isa *const gs_cpu_isa_all[];
 
-/* The AVX2 prefix sum and integer window, shared by the AVX-512 table (every AVX-512 CPU
+/* The AVX2 prefix sum and integer windows, shared by the AVX-512 table (every AVX-512 CPU
  * runs AVX2; the AVX-512 file is built for AVX-512F, which has no byte multiply). */
 void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream);
 void gs_int_window_u8_avx2(const uint8_t *src, uint8_t *dst, long n, unsigned k);
+void gs_int_window_rows_u8_avx2(const uint8_t *const *rows, uint8_t *dst, long n, unsigned k);
 
 /* Per-ISA tables, defined in their own files (compiled with their target flags). */
 extern const gs_cpu_isa gs_cpu_isa_scalar;

@@ -99,34 +99,57 @@ void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream
  * before it when n is not a multiple of 32 (the same bytes written twice); shorter rows
  * take the portable body. Measured in bench/NOTES.md (thirteenth session).
  */
-static inline void int_window_avx2(const uint8_t *src, uint8_t *dst, long n, const unsigned k)
+/* The window's weights in pairs (the low byte multiplies the first sample of a pair, as
+ * vpmaddubsw takes them; last: the pair (0, w[2K])) and its rounding's constants. */
+typedef struct window_vecs {
+    __m256i pair[GS_INT_SUMS_MAX_PASSES + 1], last, half, magic;
+    __m128i shift;
+} window_vecs;
+
+static inline window_vecs window_vecs_for(unsigned k)
 {
+    window_vecs v;
     uint8_t w[GS_INT_WINDOW_TAPS];
     gs_int_window_weights(k, w);
-    __m256i pair[GS_INT_SUMS_MAX_PASSES + 1];
-    for (unsigned p = 0; p <= k; ++p) pair[p] = _mm256_set1_epi16((short)(w[2 * p] | w[2 * p + 1] << 8));
-    const __m256i last = _mm256_set1_epi16((short)(w[2 * k] << 8));
-    const __m256i half = _mm256_set1_epi16((short)(GS_INT_SUMS_DIVISOR(k) / 2));
-    const __m256i magic = _mm256_set1_epi16((short)gs_int_round_magic(k));
-    const __m128i shift = _mm_cvtsi32_si128((int)gs_int_round_shift(k));
-    for (long x = 0;; x += 32) {
-        if (x + 32 > n) {
-            if (x >= n) return;
-            x = n - 32;
-        }
+    for (unsigned p = 0; p <= k; ++p) v.pair[p] = _mm256_set1_epi16((short)(w[2 * p] | w[2 * p + 1] << 8));
+    v.last = _mm256_set1_epi16((short)(w[2 * k] << 8));
+    v.half = _mm256_set1_epi16((short)(GS_INT_SUMS_DIVISOR(k) / 2));
+    v.magic = _mm256_set1_epi16((short)gs_int_round_magic(k));
+    v.shift = _mm_cvtsi32_si128((int)gs_int_round_shift(k));
+    return v;
+}
+
+/* round(sum / 3^K) in each 16-bit lane (gs_int_round_magic). */
+static inline __m256i round_sums(__m256i sums, const window_vecs *v)
+{
+    return _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_add_epi16(sums, v->half), v->magic), v->shift);
+}
+
+/* The next 32-sample step after x of a row of n >= 32: the last one ends at n, overlapping
+ * the one before; -1 when done. */
+static inline long next_step(long x, long n)
+{
+    x += 32;
+    return x + 32 <= n ? x : x < n ? n - 32 : -1;
+}
+
+static inline void int_window_avx2(const uint8_t *src, uint8_t *dst, long n, const unsigned k)
+{
+    const window_vecs v = window_vecs_for(k);
+    for (long x = 0; x >= 0; x = next_step(x, n)) {
         const uint8_t *s = src + x - (long)k;
         __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256(), top = even;
 #pragma GCC unroll 8
         for (unsigned p = 0; p <= k; ++p) {
             top = _mm256_loadu_si256((const __m256i *)(s + 2 * p));
-            even = _mm256_add_epi16(even, _mm256_maddubs_epi16(top, pair[p]));
+            even = _mm256_add_epi16(even, _mm256_maddubs_epi16(top, v.pair[p]));
             if (p < k)
                 odd = _mm256_add_epi16(
-                    odd, _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(s + 2 * p + 1)), pair[p]));
+                    odd, _mm256_maddubs_epi16(_mm256_loadu_si256((const __m256i *)(s + 2 * p + 1)), v.pair[p]));
         }
-        odd = _mm256_add_epi16(odd, _mm256_maddubs_epi16(top, last));
-        even = _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_add_epi16(even, half), magic), shift);
-        odd = _mm256_srl_epi16(_mm256_mulhi_epu16(_mm256_add_epi16(odd, half), magic), shift);
+        odd = _mm256_add_epi16(odd, _mm256_maddubs_epi16(top, v.last));
+        even = round_sums(even, &v);
+        odd = round_sums(odd, &v);
         _mm256_storeu_si256((__m256i *)(dst + x), _mm256_or_si256(even, _mm256_slli_epi16(odd, 8)));
     }
 }
@@ -145,6 +168,47 @@ void gs_int_window_u8_avx2(const uint8_t *src, uint8_t *dst, long n, unsigned k)
     }
 }
 
+/*
+ * gs_int_window_rows_u8 (int_sums.h), 32 columns a step: the rows pair up (row 2p with row
+ * 2p + 1, the last with zeros), each pair's bytes interleave (vpunpck[lh]bw, within each
+ * 128-bit half) so vpmaddubsw weighs and adds them into 16-bit lanes, and after the
+ * rounding vpackuswb undoes the interleave's order. Steps, the overlapping last one and
+ * the portable body below 32 columns as the row window above.
+ */
+static inline void int_window_rows_avx2(const uint8_t *const *rows, uint8_t *dst, long n, const unsigned k)
+{
+    const window_vecs v = window_vecs_for(k);
+    const __m256i zero = _mm256_setzero_si256();
+    for (long x = 0; x >= 0; x = next_step(x, n)) {
+        __m256i lo = zero, hi = zero;
+#pragma GCC unroll 8
+        for (unsigned p = 0; p <= k; ++p) {
+            const __m256i a = _mm256_loadu_si256((const __m256i *)(rows[2 * p] + x));
+            const __m256i b = p < k ? _mm256_loadu_si256((const __m256i *)(rows[2 * p + 1] + x)) : zero;
+            lo = _mm256_add_epi16(lo, _mm256_maddubs_epi16(_mm256_unpacklo_epi8(a, b), v.pair[p]));
+            hi = _mm256_add_epi16(hi, _mm256_maddubs_epi16(_mm256_unpackhi_epi8(a, b), v.pair[p]));
+        }
+        lo = round_sums(lo, &v);
+        hi = round_sums(hi, &v);
+        _mm256_storeu_si256((__m256i *)(dst + x), _mm256_packus_epi16(lo, hi));
+    }
+}
+
+void gs_int_window_rows_u8_avx2(const uint8_t *const *rows, uint8_t *dst, long n, unsigned k)
+{
+    if (n < 32) {
+        gs_int_window_rows_u8(rows, dst, n, k);
+        return;
+    }
+    switch (k) {
+    case 1: int_window_rows_avx2(rows, dst, n, 1); break;
+    case 2: int_window_rows_avx2(rows, dst, n, 2); break;
+    case 3: int_window_rows_avx2(rows, dst, n, 3); break;
+    default: int_window_rows_avx2(rows, dst, n, 4); break;
+    }
+}
+
 #define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2
 #define GS_ISA_INT_WINDOW_U8 gs_int_window_u8_avx2
+#define GS_ISA_INT_WINDOW_ROWS_U8 gs_int_window_rows_u8_avx2
 #include "cpu_isa_body.inc"

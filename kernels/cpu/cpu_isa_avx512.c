@@ -41,4 +41,5 @@ static inline void v_store_u16(uint16_t *p, vec v)
 
 #define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2
 #define GS_ISA_INT_WINDOW_U8 gs_int_window_u8_avx2
+#define GS_ISA_INT_WINDOW_ROWS_U8 gs_int_window_rows_u8_avx2
 #include "cpu_isa_body.inc"

@@ -1,4 +1,4 @@
-/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache; 8-bit columns at up to 4 passes as exact integer sums away from the window's ends. */
+/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache; 8-bit columns at up to 4 passes as exact integer sums away from the window's ends, a whole row at a time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,23 +27,14 @@ typedef struct column_job {
     long iters;               /* passes down the columns */
     long block;               /* columns per work item (a multiple of BLOCK_ALIGN, or all) */
     const gs_cpu_isa *isa;    /* row primitives */
-    gs_cpu_workspace *levels; /* per worker: (iters + 1) x 3 rows of `block` floats, or of
-                                 16-bit sums in the same space */
+    gs_cpu_workspace *levels; /* per worker: (iters + 1) x 3 rows of `block` floats */
+    long int0, int1;          /* rows written as integer sums (int_rows_item), or empty */
 } column_job;
 
-/* Where row t of level j (0 = the input) starts in a worker's ring, in elements: floats,
- * or the integer sums' 16-bit values (column_int_span) in the same buffer. */
-static long ring_offset(const column_job *job, long level, long t)
-{
-    return (level * 3 + t % 3) * job->block;
-}
+/* Where row t of level j (0 = the input) starts in a worker's ring. */
 static float *ring_row(const column_job *job, float *ring, long level, long t)
 {
-    return ring + ring_offset(job, level, t);
-}
-static uint16_t *int_ring_row(const column_job *job, uint16_t *ring, long level, long t)
-{
-    return ring + ring_offset(job, level, t);
+    return ring + (level * 3 + t % 3) * job->block;
 }
 
 /* Row t of level j as the passes read it: level 0 of xy is the row-smoothed window. */
@@ -114,34 +105,27 @@ static void column_span(const column_job *job, unsigned worker, long c0, long n,
     }
 }
 
-/* Level-K rows [i0, i1) of one column block, each at least K from both window ends, as
- * integer sums (int_sums.h): window rows i0 - K .. i1 + K - 1 through the same rolling
- * levels as column_span, of 16-bit sums in the same buffer. */
-static void column_int_span(const column_job *job, unsigned worker, long c0, long n, long i0,
-                            long i1)
+/* One row written as integer sums (int_sums.h), at least K from both window ends: one
+ * weighted window over window rows t - K .. t + K, the whole width at once. Items are rows,
+ * handed out in runs of neighbours, so a worker reads the source row after row as the row
+ * passes do (the 2K rows a row shares with the one before are in cache), where walking a
+ * column block down the rows read 2 KiB pieces a row apart: 24-29 ms against 10.6-11.0 for
+ * --axis x on 8192^2 at 2 threads (bench/NOTES.md, thirteenth session). */
+static int int_rows_item(void *ctx, size_t item, unsigned worker)
 {
+    (void)worker;
+    const column_job *job = ctx;
     const gs_rows *w = job->window;
-    const gs_cpu_isa *isa = job->isa;
-    const long k = job->iters;
-    uint16_t *ring = (uint16_t *)job->levels->buffers[worker];
-    for (long y = i0 - k; y < i1 + k; ++y) {
-        isa->int_widen_u8((const uint8_t *)w->src + (size_t)y * w->src_stride + c0,
-                          int_ring_row(job, ring, 0, y), n);
-        for (long j = 1; j <= k; ++j) {
-            const long t = y - j;
-            if (t < i0 - k + j) break; /* level j keeps the rows j or more inside */
-            if (t >= i1 + k - j) continue;
-            isa->int_add3(int_ring_row(job, ring, j - 1, t - 1), int_ring_row(job, ring, j - 1, t),
-                          int_ring_row(job, ring, j - 1, t + 1), int_ring_row(job, ring, j, t), n);
-            if (j == k) isa->int_round_u8(int_ring_row(job, ring, k, t), out_row(job, t) + c0, n, (unsigned)k);
-        }
-    }
+    const long t = job->int0 + (long)item, k = job->iters;
+    const uint8_t *rows[2 * GS_INT_SUMS_MAX_PASSES + 1];
+    for (long j = 0; j <= 2 * k; ++j) rows[j] = (const uint8_t *)w->src + (size_t)(t - k + j) * w->src_stride;
+    job->isa->int_window_rows_u8(rows, out_row(job, t), (long)w->width, (unsigned)k);
+    return 0;
 }
 
-/* One column block: 8-bit rows down a window (no row passes first) at 1 to
- * GS_INT_SUMS_MAX_PASSES passes take integer sums for the rows written at least K from the
- * window's ends, and the float levels for the at most K at each end; everything else the
- * float levels. */
+/* One column block: the float levels down the window, for the rows written that the
+ * integer sums leave (at most K at each window end: sub-windows that stay inside, as
+ * k <= int0 < int1 <= rows - k), or for all of them. */
 static int column_item(void *ctx, size_t item, unsigned worker)
 {
     const column_job *job = ctx;
@@ -150,14 +134,10 @@ static int column_item(void *ctx, size_t item, unsigned worker)
     const long n = c0 + job->block < (long)w->width ? job->block : (long)w->width - c0;
     const long rows = job->window_rows, k = job->iters;
     const long e0 = job->above, e1 = job->above + (long)w->rows; /* the rows written */
-    if (!job->rows_float && w->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
-        const long i0 = e0 > k ? e0 : k, i1 = e1 < rows - k ? e1 : rows - k;
-        if (i0 < i1) { /* k <= i0 < i1 <= rows - k: the sub-windows below stay inside */
-            if (e0 < i0) column_span(job, worker, c0, n, 0, i0 + k, e0, i0);
-            column_int_span(job, worker, c0, n, i0, i1);
-            if (i1 < e1) column_span(job, worker, c0, n, i1 - k, rows, i1, e1);
-            return 0;
-        }
+    if (job->int0 < job->int1) {
+        if (e0 < job->int0) column_span(job, worker, c0, n, 0, job->int0 + k, e0, job->int0);
+        if (job->int1 < e1) column_span(job, worker, c0, n, job->int1 - k, rows, job->int1, e1);
+        return 0;
     }
     column_span(job, worker, c0, n, 0, rows, e0, e1);
     return 0;
@@ -218,6 +198,18 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
     if (gs_cpu_workspace_reserve(&space->levels, workers, (size_t)block * 3 * (iters + 1u)) != 0)
         return -1;
     column_job job = {window, rows_float, stride, window_rows, above, iters, block, isa,
-                      &space->levels};
+                      &space->levels, 0, 0};
+    /* 8-bit rows down a window (no row passes first) at 1 to GS_INT_SUMS_MAX_PASSES passes:
+     * the rows written at least K from the window's ends as integer sums, a row at a time */
+    const long k = iters, e0 = above, e1 = above + (long)window->rows;
+    if (!rows_float && window->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
+        job.int0 = e0 > k ? e0 : k;
+        job.int1 = e1 < window_rows - k ? e1 : window_rows - k;
+        if (job.int0 >= job.int1) job.int0 = job.int1 = 0;
+    }
+    if (job.int0 < job.int1 &&
+        gs_parallel_for(threads, (size_t)(job.int1 - job.int0), int_rows_item, &job) != 0)
+        return -1;
+    if (job.int0 < job.int1 && job.int0 == e0 && job.int1 == e1) return 0; /* no float rows left */
     return gs_parallel_for(workers, items, column_item, &job);
 }

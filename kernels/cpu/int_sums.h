@@ -1,4 +1,4 @@
-/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples away from the row or column ends as exact 16-bit integer sums, rounded once to the float passes' bytes (stencil_math.h says why): the three operations of a pass at a time (down columns), the K passes along a row as one weighted window, and the rounding's multiply, in one portable body that each instruction set's file compiles with its own flags. */
+/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples away from the row or column ends as exact 16-bit integer sums, rounded once to the float passes' bytes (stencil_math.h says why): the K passes as one weighted window down columns or along a row, its weights and rounding, and the pass-at-a-time form the tests hold the windows to; portable bodies that each instruction set's file compiles with its own flags. */
 #ifndef GS_CPU_INT_SUMS_H
 #define GS_CPU_INT_SUMS_H
 
@@ -6,26 +6,31 @@
 
 #include "stencil_math.h"
 
+/* The pass-at-a-time form (test_kernels checks the windows below against it): samples
+ * widened to sums, passes of out[i] = l[i] + c[i] + r[i] (below 2^16 for at most 4 passes;
+ * along a row, l = c - 1 and r = c + 1), and the sums of K passes rounded. */
+
 /* Samples as sums of no passes. */
 static inline void gs_int_widen_u8(const uint8_t *src, uint16_t *dst, long n)
 {
     for (long i = 0; i < n; ++i) dst[i] = src[i];
 }
 
-/* One pass of sums: out[i] = l[i] + c[i] + r[i] (below 2^16 for at most 4 passes): down the
- * columns, three rows of sums; along a row, l = c - 1 and r = c + 1 (the tests' form of the
- * window below). */
+/* One pass of sums. */
 static inline void gs_int_add3(const uint16_t *l, const uint16_t *c, const uint16_t *r,
                                uint16_t *out, long n)
 {
     for (long i = 0; i < n; ++i) out[i] = (uint16_t)(l[i] + c[i] + r[i]);
 }
 
-/* dst[i] = round(s[i] / d) for sums s[i] <= 255 d, d = 3^K (odd: no ties). d is a constant
- * at each call, so the division becomes a multiply. */
+/* round(s / d) for a sum s <= 255 d, d = 3^K (odd: no ties). */
+static inline uint8_t gs_int_round_one(uint16_t s, uint16_t d) { return (uint8_t)((uint16_t)(s + d / 2) / d); }
+
+/* dst[i] = round(s[i] / d). d is a constant at each call, so the division becomes a
+ * multiply. */
 static inline void gs_int_round_by(const uint16_t *s, uint8_t *dst, long n, uint16_t d)
 {
-    for (long i = 0; i < n; ++i) dst[i] = (uint8_t)((uint16_t)(s[i] + d / 2) / d);
+    for (long i = 0; i < n; ++i) dst[i] = gs_int_round_one(s[i], d);
 }
 
 /* The samples after K passes (1 <= K <= GS_INT_SUMS_MAX_PASSES) from their sums. */
@@ -51,19 +56,38 @@ static inline void gs_int_window_weights(unsigned k, uint8_t w[GS_INT_WINDOW_TAP
     for (unsigned j = 0; j < GS_INT_WINDOW_TAPS; ++j) w[j] = (uint8_t)(j <= 2 * k ? c[j] : 0);
 }
 
-/* K passes along a row and the rounding, at once: dst[i] = round(N / 3^K) for i in [0, n),
- * N the window's weighted sum of src[i - K .. i + K] (which must be readable). The portable
- * body; gs_int_window_u8_avx2 (cpu_isa_avx2.c) is the vector one. */
-static inline void gs_int_window_u8(const uint8_t *src, uint8_t *dst, long n, unsigned k)
+/* K passes and the rounding, at once, over the 2K + 1 rows rows[0..2K] (window rows t - K ..
+ * t + K of a column block): dst[i] = round(N / 3^K) for i in [0, n), N = sum_j w_j
+ * rows[j][i]. The portable body, K a constant in each of its four loops (so the divisor
+ * is one, which the compiler turns into a multiply); gs_int_window_rows_u8_avx2
+ * (cpu_isa_avx2.c) is the vector one. */
+static inline void gs_int_window_rows_by(const uint8_t *const *rows, uint8_t *dst, long n, const unsigned k)
 {
     uint8_t w[GS_INT_WINDOW_TAPS];
     gs_int_window_weights(k, w);
-    const uint16_t d = (uint16_t)GS_INT_SUMS_DIVISOR(k);
     for (long i = 0; i < n; ++i) {
         uint16_t sum = 0;
-        for (unsigned j = 0; j <= 2 * k; ++j) sum = (uint16_t)(sum + w[j] * src[i - (long)k + (long)j]);
-        dst[i] = (uint8_t)((uint16_t)(sum + d / 2) / d);
+        for (unsigned j = 0; j <= 2 * k; ++j) sum = (uint16_t)(sum + w[j] * rows[j][i]);
+        dst[i] = gs_int_round_one(sum, (uint16_t)GS_INT_SUMS_DIVISOR(k));
     }
+}
+static inline void gs_int_window_rows_u8(const uint8_t *const *rows, uint8_t *dst, long n, unsigned k)
+{
+    switch (k) {
+    case 1: gs_int_window_rows_by(rows, dst, n, 1); break;
+    case 2: gs_int_window_rows_by(rows, dst, n, 2); break;
+    case 3: gs_int_window_rows_by(rows, dst, n, 3); break;
+    default: gs_int_window_rows_by(rows, dst, n, 4); break;
+    }
+}
+
+/* The same along a row: dst[i] from src[i - K .. i + K] (which must be readable), the rows
+ * being the row itself shifted by -K .. K. gs_int_window_u8_avx2 is the vector one. */
+static inline void gs_int_window_u8(const uint8_t *src, uint8_t *dst, long n, unsigned k)
+{
+    const uint8_t *rows[2 * GS_INT_SUMS_MAX_PASSES + 1];
+    for (unsigned j = 0; j <= 2 * k; ++j) rows[j] = src + (long)j - (long)k;
+    gs_int_window_rows_u8(rows, dst, n, k);
 }
 
 /* The rounding as a 16-bit multiply-high and a shift: floor(x / 3^K) = (x * M) >> (16 + s)

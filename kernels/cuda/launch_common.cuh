@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <atomic>
-
 #include "cuda_kernels.h"
 #include "stencil_math.h"
 
@@ -39,38 +37,22 @@ inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_ds
            rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, bits);
 }
 
-/* Devices whose resident-block counts resident_blocks keeps; a device past these asks
- * again at each launch. */
-constexpr int kCachedDevices = 64;
-
 /*
  * The blocks of Kernel, `block` threads each with `smem` bytes of dynamic shared memory,
  * that the current device holds at once (at least one an SM), for a persistent grid. The
  * kernel's dynamic shared memory limit is raised to all the device allows a block, never
- * lowered (so a launch of any size on another thread stays valid), and, when carveout >= 0,
- * its preferred carveout set. These calls and the occupancy query cost microseconds of host
- * time in which the device waits for the launch, so they run once per device, kernel and
- * shape: the answer is kept in one word per device (a race only computes it twice).
+ * to a launch's own size, so a launch of another size on another thread in between cannot
+ * lower it under this one; when carveout >= 0, its preferred carveout is set. Asked at
+ * every launch: the plugin ABI allows no mutable global state to keep the answer in, and
+ * keeping it per device measured no faster on an H200 (bench/NOTES.md, thirteenth session).
  */
 template <auto Kernel>
 cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resident)
 {
-    static std::atomic<uint64_t> kept[kCachedDevices]; /* valid | smem | block | count */
-    const uint64_t shape = 1ull << 63 | (uint64_t)smem << 43 | (uint64_t)block << 32;
-    int dev = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err != cudaSuccess) return err;
-    const bool cacheable = dev >= 0 && dev < kCachedDevices && smem < (1u << 20) && block < (1 << 11);
-    if (cacheable) {
-        const uint64_t w = kept[dev].load(std::memory_order_relaxed);
-        if ((w & ~0xffffffffull) == shape) {
-            *resident = (uint32_t)w;
-            return cudaSuccess;
-        }
-    }
-    int sms = 0, per_sm = 0, optin = 0;
+    int dev = 0, sms = 0, per_sm = 0, optin = 0;
     cudaFuncAttributes attrs;
-    if ((err = cudaFuncGetAttributes(&attrs, Kernel)) != cudaSuccess ||
+    cudaError_t err;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess || (err = cudaFuncGetAttributes(&attrs, Kernel)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return err;
@@ -82,9 +64,7 @@ cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resi
              cudaSuccess) ||
         (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, smem)) != cudaSuccess)
         return err;
-    const uint64_t count = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
-    *resident = count;
-    if (cacheable && count <= 0xffffffffull) kept[dev].store(shape | count, std::memory_order_relaxed);
+    *resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
     return cudaSuccess;
 }
 
