@@ -88,17 +88,6 @@ void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream
     for (; i < n; ++i) dst[i] = sum += src[i];
 }
 
-/*
- * gs_int_window_u8 (int_sums.h), 32 outputs a step, no widening: vpmaddubsw multiplies
- * bytes by the window's weights and adds neighbouring pairs into 16-bit lanes, so the sums
- * of the 16 even outputs of a step come from the K + 1 loads at x - K + 2p (pair p of
- * weights, w[2K + 1] = 0), and those of the 16 odd ones from the K loads at x - K + 1 + 2p
- * plus the last even load with the pair (0, w[2K]), which reads no byte past x + 31 + K.
- * Each sum is rounded by a multiply-high (gs_int_round_magic), and the even and odd bytes
- * interleave as the low and high bytes of the lanes. The last step overlaps the one
- * before it when n is not a multiple of 32 (the same bytes written twice); shorter rows
- * take the portable body. Measured in bench/NOTES.md (thirteenth session).
- */
 /* The window's weights in pairs (the low byte multiplies the first sample of a pair, as
  * vpmaddubsw takes them; last: the pair (0, w[2K])) and its rounding's constants. */
 typedef struct window_vecs {
@@ -133,6 +122,17 @@ static inline long next_step(long x, long n)
     return x + 32 <= n ? x : x < n ? n - 32 : -1;
 }
 
+/*
+ * gs_int_window_u8 (int_sums.h), 32 outputs a step, no widening: vpmaddubsw multiplies
+ * bytes by the window's weights and adds neighbouring pairs into 16-bit lanes, so the sums
+ * of the 16 even outputs of a step come from the K + 1 loads at x - K + 2p (pair p of
+ * weights, w[2K + 1] = 0), and those of the 16 odd ones from the K loads at x - K + 1 + 2p
+ * plus the last even load with the pair (0, w[2K]), which reads no byte past x + 31 + K.
+ * Each sum is rounded by a multiply-high (gs_int_round_magic), and the even and odd bytes
+ * interleave as the low and high bytes of the lanes. The last step overlaps the one
+ * before it when n is not a multiple of 32 (the same bytes written twice); shorter rows
+ * take the portable body. Measured in bench/NOTES.md (thirteenth session).
+ */
 static inline void int_window_avx2(const uint8_t *src, uint8_t *dst, long n, const unsigned k)
 {
     const window_vecs v = window_vecs_for(k);
@@ -160,12 +160,9 @@ void gs_int_window_u8_avx2(const uint8_t *src, uint8_t *dst, long n, unsigned k)
         gs_int_window_u8(src, dst, n, k);
         return;
     }
-    switch (k) { /* each pass count its own unrolled loop */
-    case 1: int_window_avx2(src, dst, n, 1); break;
-    case 2: int_window_avx2(src, dst, n, 2); break;
-    case 3: int_window_avx2(src, dst, n, 3); break;
-    default: int_window_avx2(src, dst, n, 4); break;
-    }
+#define GS_ROW_WINDOW(K) int_window_avx2(src, dst, n, K)
+    GS_INT_WITH_PASSES(k, GS_ROW_WINDOW);
+#undef GS_ROW_WINDOW
 }
 
 /*
@@ -200,12 +197,9 @@ void gs_int_window_rows_u8_avx2(const uint8_t *const *rows, uint8_t *dst, long n
         gs_int_window_rows_u8(rows, dst, n, k);
         return;
     }
-    switch (k) {
-    case 1: int_window_rows_avx2(rows, dst, n, 1); break;
-    case 2: int_window_rows_avx2(rows, dst, n, 2); break;
-    case 3: int_window_rows_avx2(rows, dst, n, 3); break;
-    default: int_window_rows_avx2(rows, dst, n, 4); break;
-    }
+#define GS_COLUMN_WINDOW(K) int_window_rows_avx2(rows, dst, n, K)
+    GS_INT_WITH_PASSES(k, GS_COLUMN_WINDOW);
+#undef GS_COLUMN_WINDOW
 }
 
 #define GS_ISA_PREFIX_U8_U32 gs_prefix_u8_u32_avx2

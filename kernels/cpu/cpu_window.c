@@ -13,8 +13,7 @@
 /* Floats a column block's rows are padded to (a cache line). */
 #define BLOCK_ALIGN 16L
 /* Bytes one worker's levels should take: (iters + 1) levels x 3 rows x block floats stay
- * in a core's L2, so a pass reads its three rows from cache (the integer sums' 16-bit
- * levels take half of it). */
+ * in a core's L2, so a pass reads its three rows from cache. */
 #define LEVELS_BYTES (192L << 10)
 #define BLOCK_MAX 2048L
 
@@ -195,8 +194,6 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
     const long block = column_block(window->width, iters, threads);
     const size_t items = (size_t)((window->width + block - 1) / block);
     const unsigned workers = threads < items ? threads : (unsigned)items;
-    if (gs_cpu_workspace_reserve(&space->levels, workers, (size_t)block * 3 * (iters + 1u)) != 0)
-        return -1;
     column_job job = {window, rows_float, stride, window_rows, above, iters, block, isa,
                       &space->levels, 0, 0};
     /* 8-bit rows down a window (no row passes first) at 1 to GS_INT_SUMS_MAX_PASSES passes:
@@ -211,5 +208,7 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
         gs_parallel_for(threads, (size_t)(job.int1 - job.int0), int_rows_item, &job) != 0)
         return -1;
     if (job.int0 < job.int1 && job.int0 == e0 && job.int1 == e1) return 0; /* no float rows left */
+    if (gs_cpu_workspace_reserve(&space->levels, workers, (size_t)block * 3 * (iters + 1u)) != 0)
+        return -1;
     return gs_parallel_for(workers, items, column_item, &job);
 }

@@ -6,6 +6,19 @@
 
 #include "stencil_math.h"
 
+/* BODY(K) with K the constant 1 to 4 that k is (4 for a larger k), so each pass count gets
+ * its own loop: constant divisors, unrolled windows. */
+_Static_assert(GS_INT_SUMS_MAX_PASSES == 4, "GS_INT_WITH_PASSES names every pass count");
+#define GS_INT_WITH_PASSES(k, BODY)                                                             \
+    do {                                                                                        \
+        switch (k) {                                                                            \
+        case 1: BODY(1); break;                                                                 \
+        case 2: BODY(2); break;                                                                 \
+        case 3: BODY(3); break;                                                                 \
+        default: BODY(4); break;                                                                \
+        }                                                                                       \
+    } while (0)
+
 /* The pass-at-a-time form (test_kernels checks the windows below against it): samples
  * widened to sums, passes of out[i] = l[i] + c[i] + r[i] (below 2^16 for at most 4 passes;
  * along a row, l = c - 1 and r = c + 1), and the sums of K passes rounded. */
@@ -36,12 +49,9 @@ static inline void gs_int_round_by(const uint16_t *s, uint8_t *dst, long n, uint
 /* The samples after K passes (1 <= K <= GS_INT_SUMS_MAX_PASSES) from their sums. */
 static inline void gs_int_round_u8(const uint16_t *s, uint8_t *dst, long n, unsigned k)
 {
-    switch (k) {
-    case 1: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(1)); break;
-    case 2: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(2)); break;
-    case 3: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(3)); break;
-    default: gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(4)); break;
-    }
+#define GS_ROUND_BY(K) gs_int_round_by(s, dst, n, GS_INT_SUMS_DIVISOR(K))
+    GS_INT_WITH_PASSES(k, GS_ROUND_BY);
+#undef GS_ROUND_BY
 }
 
 /* Weights of the window that K passes make: w[j] is how often sample x - K + j counts in the
@@ -73,12 +83,9 @@ static inline void gs_int_window_rows_by(const uint8_t *const *rows, uint8_t *ds
 }
 static inline void gs_int_window_rows_u8(const uint8_t *const *rows, uint8_t *dst, long n, unsigned k)
 {
-    switch (k) {
-    case 1: gs_int_window_rows_by(rows, dst, n, 1); break;
-    case 2: gs_int_window_rows_by(rows, dst, n, 2); break;
-    case 3: gs_int_window_rows_by(rows, dst, n, 3); break;
-    default: gs_int_window_rows_by(rows, dst, n, 4); break;
-    }
+#define GS_WINDOW_BY(K) gs_int_window_rows_by(rows, dst, n, K)
+    GS_INT_WITH_PASSES(k, GS_WINDOW_BY);
+#undef GS_WINDOW_BY
 }
 
 /* The same along a row: dst[i] from src[i - K .. i + K] (which must be readable), the rows
