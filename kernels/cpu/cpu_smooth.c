@@ -4,6 +4,7 @@
 
 #include "cpu_isa.h"
 #include "cpu_kernels.h"
+#include "int_sums.h"
 #include "parallel.h"
 #include "stencil_math.h"
 
@@ -101,8 +102,9 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
     const long x1 = x0 + job->chunk < width ? x0 + job->chunk : width;
     /* 8-bit rounded output at a few passes: the positions at least k from both row ends
      * as integer sums (int_sums.h, the same bytes), the few others by the float passes */
-    if (!job->float_dst && s->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
-        const long ilo = x0 > k ? x0 : k, ihi = x1 < width - k ? x1 : width - k;
+    if (!job->float_dst && gs_int_sums_apply(s->in_bits, k)) {
+        long ilo, ihi;
+        gs_int_sums_inner(x0, x1, width, k, &ilo, &ihi);
         if (ilo < ihi) {
             smooth_span(job, row, x0, ilo, worker);
             int_sums_span(job, row, ilo, ihi);

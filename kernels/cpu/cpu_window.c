@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
-#include "stencil_math.h"
+#include "int_sums.h"
 #include "parallel.h"
 
 /* Axis bits, as the ABI's GS_AXIS_X and GS_AXIS_Y. */
@@ -199,9 +199,8 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
     /* 8-bit rows down a window (no row passes first) at 1 to GS_INT_SUMS_MAX_PASSES passes:
      * the rows written at least K from the window's ends as integer sums, a row at a time */
     const long k = iters, e0 = above, e1 = above + (long)window->rows;
-    if (!rows_float && window->in_bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES) {
-        job.int0 = e0 > k ? e0 : k;
-        job.int1 = e1 < window_rows - k ? e1 : window_rows - k;
+    if (!rows_float && gs_int_sums_apply(window->in_bits, k)) {
+        gs_int_sums_inner(e0, e1, window_rows, k, &job.int0, &job.int1);
         if (job.int0 >= job.int1) job.int0 = job.int1 = 0;
     }
     if (job.int0 < job.int1 &&
