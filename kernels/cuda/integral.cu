@@ -296,6 +296,14 @@ __global__ void __launch_bounds__(kColumnThreads)
  * together. Then each warp reads its rows again (from L2, where the first read asked them
  * kept) and adds their prefix sums to a running table row in its staging area, stored a
  * row at a time. DRAM sees each pixel read once and the table written once.
+ *
+ * The block works on two tiles at once: each turn it draws a ticket, reads that tile and
+ * publishes its totals, writes the table of the tile it holds from the turn before, and only
+ * then looks back for the new tile. The tiles a look-back waits on have had a whole turn to
+ * publish, where looking back at once waited on left neighbours drawn a moment earlier
+ * (0.764 -> 0.741 ms, bench/NOTES.md, fourteenth session). No wait comes before a tile's
+ * totals are published, and each wait is on smaller tickets, so the grid cannot deadlock.
+ *
  * Every published value is a 64-bit word, its launch's tag above a 32-bit value, written
  * and read whole: no fence or flag orders anything, and nothing is cleared between
  * launches (the tag changes). Sums are strip-local; d_carry (the table row above the strip)
@@ -472,28 +480,54 @@ __global__ void __launch_bounds__(kTileThreads, 2)
     Tout *stage = (Tout *)s_dyn + (size_t)warp * kWarp * kStride;
     Tout *slot = stage + lane * kStride;
     uint32_t *s_part = (uint32_t *)((Tout *)s_dyn + (size_t)kTileWarps * kWarp * kStride);
-    uint32_t *s_left_part = (uint32_t *)s_dyn; /* in the staging, unused until the table rows */
+    uint32_t *s_left_part = (uint32_t *)s_dyn; /* in warp 0's staging, used between the stores */
     const uint32_t tag_agg = epoch * 2, tag_incl = epoch * 2 + 1;
+    auto row_of = [&](uint32_t y) { return (const Tin *)(src + (size_t)y * src_pitch); };
 
+    /* The tile drawn last turn, looked back for, its table not yet written: its rows' sums
+     * left of this lane's columns, and the sum of everything left of the tile in the rows
+     * above this warp's; its column sums above and corner are in sh, its partials in s_part. */
+    uint32_t held = UINT32_MAX;
+    uint32_t held_start[kRpw] = {};
+    unsigned long long held_left_before = 0;
     for (;;) {
         if (threadIdx.x == 0) {
-            const uint32_t t = atomicAdd(sc.ticket, 1u);
-            if (t == tiles + gridDim.x - 1) *sc.ticket = 0; /* the launch's last draw */
-            sh.ticket = t;
+            const uint32_t tk = atomicAdd(sc.ticket, 1u);
+            if (tk == tiles + gridDim.x - 1) *sc.ticket = 0; /* the launch's last draw */
+            sh.ticket = tk;
         }
-        __syncthreads(); /* also: the last tile's shared values are no longer read */
+        __syncthreads(); /* the ticket, and the held tile's shared values, are in */
         const uint32_t t = sh.ticket;
-        if (t >= tiles) return;
+        const bool more = t < tiles, have = held != UINT32_MAX;
+        const uint32_t hx0 = (held % stripes) * kTileCols, hyw = (held / stripes) * kRows + warp * kRpw;
+        const bool hlive = have && hyw < rows;
+        /* the held tile's table row above this warp's rows, into the staging: carry + corner
+         * + rows left + prefix of the column sums above this warp's rows */
+        if (hlive) {
+            const uint32_t *part = s_part + warp * kTileColsPadded + padded_col(lane * kScanPix);
+            const Tout *ab = sh.above + padded_col(lane * kScanPix);
+            Tout lane_sum = 0;
+#pragma unroll
+            for (int i = 0; i < kScanPix; ++i) lane_sum += ab[i] + part[i];
+            Tout run = warp_inclusive_scan(lane_sum, lane) - lane_sum + sh.corner + (Tout)held_left_before;
+#pragma unroll
+            for (int i = 0; i < kScanPix; i += kPerVec) {
+                Tout v[kPerVec];
+#pragma unroll
+                for (int k = 0; k < kPerVec; ++k) v[k] = (run += ab[i + k] + part[i + k]);
+                *(uint4 *)(slot + i) = vec_of(v, 0, (Tout)0);
+            }
+        }
+        __syncthreads(); /* s_part and sh.above are free for the new tile */
+
+        /* the new tile's rows (kept in L2 for the second read next turn): their totals
+         * published, each lane's offset in its row kept, the lane's column totals into s_part */
         const uint32_t b = t / stripes, s = t % stripes;
         const uint32_t y0 = b * kRows, yw = y0 + warp * kRpw;
         const uint32_t x0 = s * kTileCols;
-        const long x = (long)x0 + (long)lane * kScanPix;
-        auto row_of = [&](uint32_t y) { return (const Tin *)(src + (size_t)y * src_pitch); };
-
-        /* the tile's rows (kept in L2 for the second read below): their totals published,
-         * each lane's offset in its row kept, the lane's column totals into s_part */
-        uint32_t excl[kRpw];
-        {
+        uint32_t excl[kRpw] = {};
+        if (more) {
+            const long x = (long)x0 + (long)lane * kScanPix;
             LaneRaw<Tin> raw[kRpw];
 #pragma unroll
             for (int r = 0; r < kRpw; ++r)
@@ -523,19 +557,54 @@ __global__ void __launch_bounds__(kTileThreads, 2)
         /* column c: the warps' partials become exclusive sums down the tile, and its total is
          * published (inclusive in band 0) */
         uint32_t col_tot = 0;
-        for (int w = 0; w < kTileWarps; ++w) {
-            uint32_t *part = s_part + w * kTileColsPadded + padded_col(c);
-            const uint32_t v = *part;
-            *part = col_tot;
-            col_tot += v;
-        }
         unsigned long long *my_col = sc.col + (size_t)t * kTileCols + c;
-        publish(my_col, b == 0 ? tag_incl : tag_agg, col_tot);
-        const Tout carry_diff = sh.above[padded_col(c)] - (c > 0 ? sh.above[padded_col(c - 1)] : (Tout)0);
+        if (more) {
+            for (int w = 0; w < kTileWarps; ++w) {
+                uint32_t *part = s_part + w * kTileColsPadded + padded_col(c);
+                const uint32_t v = *part;
+                *part = col_tot;
+                col_tot += v;
+            }
+            publish(my_col, b == 0 ? tag_incl : tag_agg, col_tot);
+        }
+        /* the held tile's rows, read again (from L2): their prefix sums added to the table
+         * row, stored */
+        if (hlive) {
+            const long hx = (long)hx0 + (long)lane * kScanPix;
+#pragma unroll
+            for (int r = 0; r < kRpw; ++r) {
+                const uint32_t y = hyw + r;
+                if (y >= rows) break;
+                LaneRaw<Tin> raw;
+                load_lane<Tin, true>(row_of(y), hx, width, true, raw);
+                uint32_t run = held_start[r];
+#pragma unroll
+                for (int i = 0; i < kScanPix; i += kPerVec) {
+                    uint4 v = *(const uint4 *)(slot + i);
+                    if constexpr (sizeof(Tout) == 4) {
+                        v.x += (run += sample_of(raw, i));
+                        v.y += (run += sample_of(raw, i + 1));
+                        v.z += (run += sample_of(raw, i + 2));
+                        v.w += (run += sample_of(raw, i + 3));
+                    } else {
+                        const Tout a = ((Tout)v.y << 32 | v.x) + (run += sample_of(raw, i));
+                        const Tout d = ((Tout)v.w << 32 | v.z) + (run += sample_of(raw, i + 1));
+                        v = make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)d, (uint32_t)(d >> 32));
+                    }
+                    *(uint4 *)(slot + i) = v;
+                }
+                __syncwarp();
+                copy_chunk_out((Tout *)(dst + (size_t)y * dst_pitch), (long)hx0, width, true, stage, lane);
+                __syncwarp();
+            }
+        }
+        if (!more) return;
+        __syncthreads(); /* the staging is free for s_left_part */
 
-        /* The three look-backs, their first reads issued together: along the band, row j's
-         * total in every tile left of this one (kGroups threads a row); up the stripe, column
-         * c's sum above the tile; and the corner (warp 0). */
+        /* The new tile's three look-backs, their first reads issued together: along the band,
+         * row j's total in every tile left of this one (kGroups threads a row); up the stripe,
+         * column c's sum above the tile; and the corner (warp 0). sh.above still holds the carry row here: its differences first. */
+        const Tout carry_diff = sh.above[padded_col(c)] - (c > 0 ? sh.above[padded_col(c - 1)] : (Tout)0);
         const uint32_t hj = c % kRows, hg = c / kRows;
         const unsigned long long *hp = sc.row + (size_t)(t - s) * kTileRowsMax + hj;
         unsigned long long hw[kLeftWindow];
@@ -564,7 +633,7 @@ __global__ void __launch_bounds__(kTileThreads, 2)
         __syncthreads();
 
         /* from the left tiles' row totals: the sum left of the tile, all of it and the rows
-         * before this warp's */
+         * before this warp's; each row's sum left of this lane's columns */
         unsigned long long left_all = 0, left_before = 0;
 #pragma unroll
         for (uint32_t i = lane; i < kTileThreads; i += kWarp) {
@@ -573,15 +642,14 @@ __global__ void __launch_bounds__(kTileThreads, 2)
             if (i % kRows < warp * (uint32_t)kRpw) left_before += v;
         }
         left_all = warp_sum(left_all);
-        left_before = warp_sum(left_before);
-        uint32_t row_left[kRpw]; /* s_left_part is staging once the table rows begin */
+        held_left_before = warp_sum(left_before);
 #pragma unroll
         for (int r = 0; r < kRpw; ++r) {
-            row_left[r] = 0;
+            uint32_t row_left = 0;
 #pragma unroll
-            for (uint32_t g = 0; g < kGroups; ++g) row_left[r] += s_left_part[g * kRows + warp * kRpw + r];
+            for (uint32_t g = 0; g < kGroups; ++g) row_left += s_left_part[g * kRows + warp * kRpw + r];
+            held_start[r] = row_left + excl[r];
         }
-
         /* publish the corner below this tile and its band's left sum, and column c inclusive */
         if (c < 2) publish(sc.cor_inc + (size_t)t * 2 + c, tag_incl, (uint32_t)((corner + left_all) >> (32 * c)));
         if (b > 0) {
@@ -590,53 +658,7 @@ __global__ void __launch_bounds__(kTileThreads, 2)
         }
         if (c == 0) sh.corner = (Tout)corner;
         sh.above[padded_col(c)] = (Tout)above + carry_diff; /* a prefix along the row gives the carry back */
-        __syncthreads();
-        if (yw >= rows) continue;
-
-        /* the table row above this warp's rows: carry + corner + rows left + prefix of the
-         * column sums above this warp's rows */
-        {
-            const uint32_t *part = s_part + warp * kTileColsPadded + padded_col(lane * kScanPix);
-            const Tout *ab = sh.above + padded_col(lane * kScanPix);
-            Tout lane_sum = 0;
-#pragma unroll
-            for (int i = 0; i < kScanPix; ++i) lane_sum += ab[i] + part[i];
-            Tout run = warp_inclusive_scan(lane_sum, lane) - lane_sum + sh.corner + (Tout)left_before;
-#pragma unroll
-            for (int i = 0; i < kScanPix; i += kPerVec) {
-                Tout v[kPerVec];
-#pragma unroll
-                for (int k = 0; k < kPerVec; ++k) v[k] = (run += ab[i + k] + part[i + k]);
-                *(uint4 *)(slot + i) = vec_of(v, 0, (Tout)0);
-            }
-        }
-        /* each row, read again (from L2): its prefix sums added to the table row, stored */
-#pragma unroll
-        for (int r = 0; r < kRpw; ++r) {
-            const uint32_t y = yw + r;
-            if (y >= rows) break;
-            LaneRaw<Tin> raw;
-            load_lane<Tin, true>(row_of(y), x, width, true, raw);
-            uint32_t run = row_left[r] + excl[r];
-#pragma unroll
-            for (int i = 0; i < kScanPix; i += kPerVec) {
-                uint4 v = *(const uint4 *)(slot + i);
-                if constexpr (sizeof(Tout) == 4) {
-                    v.x += (run += sample_of(raw, i));
-                    v.y += (run += sample_of(raw, i + 1));
-                    v.z += (run += sample_of(raw, i + 2));
-                    v.w += (run += sample_of(raw, i + 3));
-                } else {
-                    const Tout a = ((Tout)v.y << 32 | v.x) + (run += sample_of(raw, i));
-                    const Tout d = ((Tout)v.w << 32 | v.z) + (run += sample_of(raw, i + 1));
-                    v = make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)d, (uint32_t)(d >> 32));
-                }
-                *(uint4 *)(slot + i) = v;
-            }
-            __syncwarp();
-            copy_chunk_out((Tout *)(dst + (size_t)y * dst_pitch), (long)x0, width, true, stage, lane);
-            __syncwarp();
-        }
+        held = t;
     }
 }
 
