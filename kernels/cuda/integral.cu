@@ -603,7 +603,8 @@ __global__ void __launch_bounds__(kTileThreads, 2)
 
         /* The new tile's three look-backs, their first reads issued together: along the band,
          * row j's total in every tile left of this one (kGroups threads a row); up the stripe,
-         * column c's sum above the tile; and the corner (warp 0). sh.above still holds the carry row here: its differences first. */
+         * column c's sum above the tile; and the corner (warp 0). sh.above still holds the
+         * carry row here: its differences first. */
         const Tout carry_diff = sh.above[padded_col(c)] - (c > 0 ? sh.above[padded_col(c - 1)] : (Tout)0);
         const uint32_t hj = c % kRows, hg = c / kRows;
         const unsigned long long *hp = sc.row + (size_t)(t - s) * kTileRowsMax + hj;
