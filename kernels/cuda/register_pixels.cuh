@@ -92,6 +92,29 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
     }
 }
 
+/* The kPix pixels of v as the 32-bit words of samples of T: integers quantized by Arith,
+ * floats as they are. */
+template <typename T, class Arith>
+__device__ __forceinline__ void pixel_words(const float (&v)[kPix], uint32_t (&w)[kPix * sizeof(T) / 4])
+{
+#pragma unroll
+    for (int i = 0; i < kPix * (int)sizeof(T) / 4; ++i) {
+        if constexpr (sizeof(T) == 1) {
+            const uint32_t a = Arith::quantize(v[4 * i], Sample<T>::maxval);
+            const uint32_t b = Arith::quantize(v[4 * i + 1], Sample<T>::maxval);
+            const uint32_t c = Arith::quantize(v[4 * i + 2], Sample<T>::maxval);
+            const uint32_t d = Arith::quantize(v[4 * i + 3], Sample<T>::maxval);
+            w[i] = pack_low_bytes(a, b, c, d);
+        } else if constexpr (sizeof(T) == 2) {
+            const uint32_t a = Arith::quantize(v[2 * i], Sample<T>::maxval);
+            const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
+            w[i] = pack_low_halves(a, b);
+        } else {
+            w[i] = __float_as_uint(v[i]);
+        }
+    }
+}
+
 /* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
  * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
  * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
@@ -102,22 +125,7 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
     if (xs + kPix <= x1) {
         constexpr int kVecs = kPix * (int)sizeof(T) / 16;
         uint32_t w[kVecs * 4];
-#pragma unroll
-        for (int i = 0; i < kVecs * 4; ++i) {
-            if constexpr (sizeof(T) == 1) {
-                const uint32_t a = Arith::quantize(v[4 * i], Sample<T>::maxval);
-                const uint32_t b = Arith::quantize(v[4 * i + 1], Sample<T>::maxval);
-                const uint32_t c = Arith::quantize(v[4 * i + 2], Sample<T>::maxval);
-                const uint32_t d = Arith::quantize(v[4 * i + 3], Sample<T>::maxval);
-                w[i] = pack_low_bytes(a, b, c, d);
-            } else if constexpr (sizeof(T) == 2) {
-                const uint32_t a = Arith::quantize(v[2 * i], Sample<T>::maxval);
-                const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
-                w[i] = pack_low_halves(a, b);
-            } else {
-                w[i] = __float_as_uint(v[i]);
-            }
-        }
+        pixel_words<T, Arith>(v, w);
         uint4 *q = (uint4 *)(p + xs);
 #pragma unroll
         for (int i = 0; i < kVecs; ++i)
@@ -133,6 +141,65 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
             }
         }
     }
+}
+
+/* Words of a lane's slot in store_pixels_warp's staging: its samples and a 16-byte pad, so
+ * that the 16-byte writes of 8 consecutive lanes meet distinct banks. */
+template <typename T> constexpr int kStageLaneWords = kPix * (int)sizeof(T) / 4 + 4;
+
+/*
+ * store_pixels for a whole warp at once, for samples of 2 or 4 bytes: lane l's pixels go to
+ * row_l from xs_l, stopping at x1_l (inactive lanes store nothing). Stored one lane at a
+ * time, a warp's store instruction would put 16 bytes in each of 32 lines (lanes 64 or 128
+ * bytes apart), which an H200 writes at a seventh of the rate of whole lines (a GiB of
+ * floats: 1.85 ms against 0.26, bench/NOTES.md, fourteenth session). So the lanes put their
+ * words in `stage` (kWarp x kStageLaneWords<T> words of shared memory, the warp's own), and
+ * each store instruction takes 16-byte pieces of consecutive lanes' runs: lane l's piece i
+ * is piece l % kPieces of lane (i * kWarp + l) / kPieces's run, kPieces being a run's pieces.
+ * Every lane of the warp calls it.
+ */
+template <typename T, class Arith>
+__device__ __forceinline__ void store_pixels_warp(char *row, long xs, long x1, bool active,
+                                                  const float (&v)[kPix], uint32_t *stage,
+                                                  uint32_t lane)
+{
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "u8 runs are two pieces; they keep store_pixels");
+    constexpr int kPieces = kPix * (int)sizeof(T) / 16; /* 16-byte pieces of a lane's run */
+    constexpr int kPerPiece = 16 / (int)sizeof(T);
+    constexpr int kLanesPerStep = kWarp / kPieces;      /* runs one store instruction covers */
+    uint32_t w[kPieces * 4];
+    pixel_words<T, Arith>(v, w);
+    uint32_t *slot = stage + lane * kStageLaneWords<T>;
+#pragma unroll
+    for (int i = 0; i < kPieces; ++i)
+        *(uint4 *)(slot + 4 * i) = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+    __syncwarp();
+    const uint32_t piece = lane % kPieces;
+#pragma unroll
+    for (int step = 0; step < kPieces; ++step) {
+        const uint32_t src = (uint32_t)step * kLanesPerStep + lane / kPieces;
+        char *src_row = (char *)__shfl_sync(kFullMask, (unsigned long long)row, src);
+        const long src_xs = __shfl_sync(kFullMask, xs, src), src_x1 = __shfl_sync(kFullMask, x1, src);
+        const bool src_active = __shfl_sync(kFullMask, (int)active, src) != 0;
+        const long x = src_xs + (long)piece * kPerPiece;
+        if (!src_active || x >= src_x1) continue;
+        const uint4 q = *(const uint4 *)(stage + src * kStageLaneWords<T> + 4 * piece);
+        T *p = (T *)src_row + x;
+        if (x + kPerPiece <= src_x1) {
+            __stcs((uint4 *)p, q);
+        } else {
+            const uint32_t qw[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int k = 0; k < kPerPiece; ++k) {
+                if (x + k >= src_x1) break;
+                if constexpr (sizeof(T) == 4)
+                    p[k] = __uint_as_float(qw[k]);
+                else
+                    p[k] = (T)(qw[k / 2] >> (16 * (k % 2)));
+            }
+        }
+    }
+    __syncwarp(); /* the staging is read before the next run writes it */
 }
 
 /* One pass over elements [Lo, Hi) of a thread's pixels v, none of them a row end: in place,

@@ -294,11 +294,15 @@ __device__ __forceinline__ void smooth_segment(const FewArgs &a, uint32_t row, u
         smooth_held<K, kLastElementEnds>(m, v, ends);
     else
         smooth_held<K, kAnyEnds>(m, v, ends);
-    if (!active) return;
     float out[kPix];
 #pragma unroll
     for (int i = 0; i < kPix; ++i) out[i] = v[kHalo + i];
-    store_pixels<Tout, ReciprocalFma>(dst_row, xs, a.width, out);
+    if constexpr (sizeof(Tout) == 1) {
+        if (active) store_pixels<Tout, ReciprocalFma>(dst_row, xs, a.width, out);
+    } else { /* 16-bit samples or floats (xy's rows): whole lines a store (blocks are one warp) */
+        __shared__ __align__(16) uint32_t stage[kWarp * kStageLaneWords<Tout>];
+        store_pixels_warp<Tout, ReciprocalFma>(dst_row, xs, a.width, active, out, stage, lane);
+    }
 }
 
 template <typename Tin, typename Tout, int K>
