@@ -1,4 +1,4 @@
-/* register_pixels.cuh: a thread's run of kPix pixels in registers, shared by the registers variant's kernels: loading them as exact floats, storing them as samples, one in-place pass over a span of them, and where the row's ends fall among them. */
+/* register_pixels.cuh: a thread's run of kPix pixels in registers, shared by the registers variant's kernels: loading them as exact floats, storing them (samples quantized, floats as they are; a thread's run alone, or a warp's runs together through shared memory), one in-place pass over a span of them, and where the row's ends fall among them. */
 #ifndef GS_CUDA_REGISTER_PIXELS_CUH
 #define GS_CUDA_REGISTER_PIXELS_CUH
 
@@ -144,7 +144,10 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
 }
 
 /* Words of a lane's slot in store_pixels_warp's staging: its samples and a 16-byte pad, so
- * that the 16-byte writes of 8 consecutive lanes meet distinct banks. */
+ * that the 16-byte writes of 8 consecutive lanes meet distinct banks (4.5 KiB a warp for
+ * floats, 2.5 KiB for u16). The reads of 8 consecutive lanes take one lane's run for floats,
+ * conflict-free; for u16 two lanes' runs, 20 words apart, whose last and first pieces share
+ * a bank: no pad does both, an XOR swizzle would (a review's bank model, not measured). */
 template <typename T> constexpr int kStageLaneWords = kPix * (int)sizeof(T) / 4 + 4;
 
 /*

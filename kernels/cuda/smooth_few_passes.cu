@@ -49,7 +49,9 @@ constexpr int kHalo = (int)kFewPassesMax;  /* pixels held either side of a segme
 constexpr int kHeld = kPix + 2 * kHalo;     /* pixels a thread holds */
 constexpr uint32_t kTurns = 8;              /* turns of a warp: kTurns * kWarp segments */
 /* Warps an SM for u8 input (at most 80 registers a thread, no spills) and for u16, whose
- * loaded segment takes twice the registers (at most 96). */
+ * loaded segment takes twice the registers (at most 96). Launches that store 16-bit samples
+ * or floats also hold a warp's staging in shared memory (2.5 or 4.5 KiB a block: 24 blocks
+ * take 108 KiB of an SM's 228). */
 template <typename T> constexpr int kWarpsPerSm = sizeof(T) == 1 ? 24 : 20;
 /* Segments are counted in 32 bits: a launch's segments, and a warp's first segment plus its
  * run, stay below 2^32 when the segments are at most 2^31. */

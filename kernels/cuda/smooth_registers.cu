@@ -76,6 +76,39 @@ __host__ __device__ constexpr uint32_t edge_slot_bytes(uint32_t group)
     return (2u * 2u * (group + 2u) * (uint32_t)sizeof(float) + 127u) / 128u * 128u;
 }
 
+/* Whether these kernels store a warp's runs together (store_pixels_warp): for floats (the
+ * rows of --axis xy, a chain's float32 windows), 0.97 -> 0.40 ms at 5 passes over 16384^2;
+ * not for 16-bit samples, 3-6% slower so from 5 to 65 passes, where the passes, not the
+ * stores, bound the launch (bench/NOTES.md, fourteenth session). */
+template <typename Tout> constexpr bool kWarpStores = sizeof(Tout) == 4;
+/* Bytes of the warps' staging for store_pixels_warp, after a block's other dynamic shared
+ * memory, which the kernels keep a multiple of 16 bytes. */
+template <typename Tout> __host__ __device__ constexpr uint32_t stage_bytes(uint32_t threads)
+{
+    return kWarpStores<Tout> ? threads / kWarp * kWarp * kStageLaneWords<Tout> * 4u : 0u;
+}
+/* The registers kernel's dynamic shared memory before the staging: the edge slots of a
+ * multi-warp group, then the prefetch tile. */
+template <typename Tin, bool kPrefetch> __host__ __device__ constexpr uint32_t before_stage_bytes(uint32_t group)
+{
+    return (group > kWarp ? edge_slot_bytes(group) : 0u) +
+           (kPrefetch ? (group * kPix * (uint32_t)sizeof(Tin) + 15u) / 16u * 16u : 0u);
+}
+
+/* Store a thread's pixels [xs, xs + kPix) that fall in [xs, x1), when xs lies in [x0, x1):
+ * floats a warp at a time through `stage` (every lane of the warp calls it), samples a
+ * thread at a time. */
+template <typename Tout, class Arith>
+__device__ __forceinline__ void store_run(char *row, long xs, long x0, long x1, const float (&v)[kPix],
+                                          uint32_t *stage, uint32_t lane)
+{
+    if constexpr (kWarpStores<Tout>) {
+        store_pixels_warp<Tout, Arith>(row, xs, x1, xs >= x0 && xs < x1, v, stage, lane);
+    } else {
+        if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(row, xs, x1, v);
+    }
+}
+
 /* Shared accesses by 32-bit address: one register per slot, nothing recomputed per pass. */
 __device__ __forceinline__ void st_shared(uint32_t addr, float v)
 {
@@ -177,7 +210,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
      * next segment is copied into shared memory by the copy engine while this one is
      * smoothed; the grid is persistent (a few blocks per SM stride over the segments).
      * Dynamic shared memory holds a multi-warp group's edge slots (edge_slot_bytes), then
-     * the prefetch tile. */
+     * the prefetch tile, then for float outputs the warps' staging (stage_bytes). */
     extern __shared__ __align__(128) unsigned char s_dyn[];
     __shared__ __align__(8) uint64_t s_bar;
     /* Passes 1 to g.short_passes take ShortDivide when Arith is ReciprocalFma. */
@@ -286,7 +319,10 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
             for (; k < g.short_passes; ++k) pass(ShortDivide{});
         for (; k < g.passes; ++k) pass(Arith{});
 
-        if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x1, v);
+        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v,
+                               (uint32_t *)(s_dyn + before_stage_bytes<Tin, kPrefetch>(g.group)) +
+                                   threadIdx.x / kWarp * (kWarp * kStageLaneWords<Tout>),
+                               threadIdx.x % kWarp);
     }
 }
 
@@ -302,7 +338,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
  * one-warp segments' pixels (6.25% over the row's at 16384) with a barrier every kPix passes,
  * not a halo as wide as the passes or a barrier every pass.
  * Shared slots: [refresh parity][warp][lane 1's pixels, lane 30's pixels], double-buffered
- * like the multi-warp groups' edge slots so one barrier a refresh suffices.
+ * like the multi-warp groups' edge slots so one barrier a refresh suffices; then, for float
+ * outputs, the warps' staging (stage_bytes).
  */
 __host__ __device__ constexpr uint32_t relay_slot_bytes(uint32_t warps)
 {
@@ -395,8 +432,9 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
         if constexpr (kShortFirst) passes(ShortDivide{}, g.short_passes);
         passes(Arith{}, g.passes);
 
-        if (xs >= x0 && xs < x1)
-            store_pixels<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x1, v);
+        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v,
+                               (uint32_t *)(s_relay + relay_slot_bytes(warps)) + hw * (kWarp * kStageLaneWords<Tout>),
+                               lane);
     }
 }
 
@@ -549,7 +587,7 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
     if constexpr (sizeof(Tin) <= 2) {
         if (prefetch && g.group > kWarp) {
             /* persistent: as many blocks as fit at once, each striding over segments */
-            const size_t smem = edge_slot_bytes(g.group) + (size_t)g.group * kPix * sizeof(Tin);
+            const size_t smem = before_stage_bytes<Tin, true>(g.group) + stage_bytes<Tout>(block);
             constexpr auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
             uint64_t resident = 0;
             const cudaError_t e = resident_blocks<kernel>((int)block, smem, -1, &resident);
@@ -562,12 +600,23 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
     if (g.relay) { /* a block a row, striding over rows */
         const uint64_t rows = g.segs_total / g.segs_per_row;
         const unsigned relay_grid = rows > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)rows;
-        smooth_relay_kernel<Tin, Tout, Arith><<<relay_grid, g.segs_per_row * kWarp,
-                                                relay_slot_bytes(g.segs_per_row), stream>>>(g);
+        const uint32_t relay_block = g.segs_per_row * kWarp;
+        const size_t smem = relay_slot_bytes(g.segs_per_row) + stage_bytes<Tout>(relay_block);
+        constexpr auto kernel = smooth_relay_kernel<Tin, Tout, Arith>;
+        uint64_t resident = 0; /* asked for the limit it raises: the staging passes 48 KiB */
+        const cudaError_t e = resident_blocks<kernel>((int)relay_block, smem, -1, &resident);
+        if (e != cudaSuccess) return e;
+        kernel<<<relay_grid, relay_block, smem, stream>>>(g);
         return cudaGetLastError();
     }
-    const size_t smem = g.group > kWarp ? edge_slot_bytes(g.group) : 0u;
-    smooth_registers_kernel<Tin, Tout, Arith, false><<<grid, block, smem, stream>>>(g);
+    const size_t smem = before_stage_bytes<Tin, false>(g.group) + stage_bytes<Tout>(block);
+    constexpr auto kernel = smooth_registers_kernel<Tin, Tout, Arith, false>;
+    if (smem > 48u * 1024u) { /* a multi-warp group's staging: the limit raised */
+        uint64_t resident = 0;
+        const cudaError_t e = resident_blocks<kernel>((int)block, smem, -1, &resident);
+        if (e != cudaSuccess) return e;
+    }
+    kernel<<<grid, block, smem, stream>>>(g);
     return cudaGetLastError();
 }
 
