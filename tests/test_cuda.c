@@ -100,6 +100,8 @@ static void build_axes_cases(void)
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
             add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */
             add_axes(7776, 2, 30, 2, 65, (uint32_t)b, axes);   /* rows in relay segments */
+            /* relay rows of 17 warps into floats: their staging passes 48 KiB */
+            add_axes(16384, 2, 20, 2, 40, (uint32_t)b, axes);
         }
 }
 

@@ -87,6 +87,7 @@ struct SegmentGeom {
     uint32_t short_passes; /* leading passes that may divide in two instructions (registers) */
     uint32_t group;        /* threads per segment (registers variant; 0 elsewhere) */
     uint32_t relay;        /* 1: one-warp segments whose halos are relayed (registers) */
+    uint32_t warp_stores;  /* 1: float runs stored a warp at a time, staging reserved (registers) */
     uint32_t halo;         /* halo pixels per side; 0 = whole rows */
     uint32_t out_span;     /* output pixels per segment, or between segment starts */
     uint32_t segs_per_row; /* segments in one row */

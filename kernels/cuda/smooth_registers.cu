@@ -87,6 +87,21 @@ template <typename Tout> __host__ __device__ constexpr uint32_t stage_bytes(uint
 {
     return kWarpStores<Tout> ? threads / kWarp * kWarp * kStageLaneWords<Tout> * 4u : 0u;
 }
+/* A block's dynamic shared memory with the staging at most this, or no staging (its warps
+ * store alone): within what devices of compute capability 8.6, 8.9 and 12.x allow a block
+ * (about 99 KiB), and on an H200 two 512-thread blocks an SM keep fitting. The largest
+ * groups (1024 threads, K > 78) would pass 227 KiB with it. */
+constexpr size_t kStagedSmemMax = 96u * 1024u;
+
+/* The dynamic shared memory of a launch whose other shared memory is `before` bytes, and
+ * g.warp_stores: the staging added when the output is float and the sum stays within
+ * kStagedSmemMax. */
+template <typename Tout> size_t with_staging(SegmentGeom &g, size_t before, uint32_t threads)
+{
+    const size_t staged = before + stage_bytes<Tout>(threads);
+    g.warp_stores = kWarpStores<Tout> && staged <= kStagedSmemMax ? 1u : 0u;
+    return g.warp_stores ? staged : before;
+}
 /* The registers kernel's dynamic shared memory before the staging: the edge slots of a
  * multi-warp group, then the prefetch tile. */
 template <typename Tin, bool kPrefetch> __host__ __device__ constexpr uint32_t before_stage_bytes(uint32_t group)
@@ -96,17 +111,19 @@ template <typename Tin, bool kPrefetch> __host__ __device__ constexpr uint32_t b
 }
 
 /* Store a thread's pixels [xs, xs + kPix) that fall in [xs, x1), when xs lies in [x0, x1):
- * floats a warp at a time through `stage` (every lane of the warp calls it), samples a
- * thread at a time. */
+ * floats a warp at a time through `stage` when the launch reserved it (warp_stores, the same
+ * for the whole launch; every lane of the warp calls it), else a thread at a time. */
 template <typename Tout, class Arith>
 __device__ __forceinline__ void store_run(char *row, long xs, long x0, long x1, const float (&v)[kPix],
-                                          uint32_t *stage, uint32_t lane)
+                                          bool warp_stores, uint32_t *stage, uint32_t lane)
 {
     if constexpr (kWarpStores<Tout>) {
-        store_pixels_warp<Tout, Arith>(row, xs, x1, xs >= x0 && xs < x1, v, stage, lane);
-    } else {
-        if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(row, xs, x1, v);
+        if (warp_stores) {
+            store_pixels_warp<Tout, Arith>(row, xs, x1, xs >= x0 && xs < x1, v, stage, lane);
+            return;
+        }
     }
+    if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(row, xs, x1, v);
 }
 
 /* Shared accesses by 32-bit address: one register per slot, nothing recomputed per pass. */
@@ -319,7 +336,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
             for (; k < g.short_passes; ++k) pass(ShortDivide{});
         for (; k < g.passes; ++k) pass(Arith{});
 
-        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v,
+        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v, g.warp_stores != 0,
                                (uint32_t *)(s_dyn + before_stage_bytes<Tin, kPrefetch>(g.group)) +
                                    threadIdx.x / kWarp * (kWarp * kStageLaneWords<Tout>),
                                threadIdx.x % kWarp);
@@ -432,7 +449,7 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
         if constexpr (kShortFirst) passes(ShortDivide{}, g.short_passes);
         passes(Arith{}, g.passes);
 
-        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v,
+        store_run<Tout, Arith>(g.dst + (size_t)row * g.dst_pitch, xs, x0, x1, v, g.warp_stores != 0,
                                (uint32_t *)(s_relay + relay_slot_bytes(warps)) + hw * (kWarp * kStageLaneWords<Tout>),
                                lane);
     }
@@ -587,7 +604,7 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
     if constexpr (sizeof(Tin) <= 2) {
         if (prefetch && g.group > kWarp) {
             /* persistent: as many blocks as fit at once, each striding over segments */
-            const size_t smem = before_stage_bytes<Tin, true>(g.group) + stage_bytes<Tout>(block);
+            const size_t smem = with_staging<Tout>(g, before_stage_bytes<Tin, true>(g.group), block);
             constexpr auto kernel = smooth_registers_kernel<Tin, Tout, Arith, true>;
             uint64_t resident = 0;
             const cudaError_t e = resident_blocks<kernel>((int)block, smem, -1, &resident);
@@ -601,15 +618,17 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
         const uint64_t rows = g.segs_total / g.segs_per_row;
         const unsigned relay_grid = rows > (uint64_t)INT_MAX ? (unsigned)INT_MAX : (unsigned)rows;
         const uint32_t relay_block = g.segs_per_row * kWarp;
-        const size_t smem = relay_slot_bytes(g.segs_per_row) + stage_bytes<Tout>(relay_block);
+        const size_t smem = with_staging<Tout>(g, relay_slot_bytes(g.segs_per_row), relay_block);
         constexpr auto kernel = smooth_relay_kernel<Tin, Tout, Arith>;
-        uint64_t resident = 0; /* asked for the limit it raises: the staging passes 48 KiB */
-        const cudaError_t e = resident_blocks<kernel>((int)relay_block, smem, -1, &resident);
-        if (e != cudaSuccess) return e;
+        if (smem > 48u * 1024u) { /* the staging of 10 warps or more: the limit raised */
+            uint64_t resident = 0;
+            const cudaError_t e = resident_blocks<kernel>((int)relay_block, smem, -1, &resident);
+            if (e != cudaSuccess) return e;
+        }
         kernel<<<relay_grid, relay_block, smem, stream>>>(g);
         return cudaGetLastError();
     }
-    const size_t smem = before_stage_bytes<Tin, false>(g.group) + stage_bytes<Tout>(block);
+    const size_t smem = with_staging<Tout>(g, before_stage_bytes<Tin, false>(g.group), block);
     constexpr auto kernel = smooth_registers_kernel<Tin, Tout, Arith, false>;
     if (smem > 48u * 1024u) { /* a multi-warp group's staging: the limit raised */
         uint64_t resident = 0;
