@@ -186,6 +186,33 @@ static gs_status refill(decoder *dec, char *err, size_t err_size)
     return GS_OK;
 }
 
+/* One call of ISA-L's inflate into next_out/avail_out, given more compressed bytes first
+ * when it holds none. ISA-L reads its input ahead of its output: it may have taken every
+ * compressed byte of the last IDAT and still hold decoded bytes (up to a window's worth),
+ * and the stream's end, to give in later calls. So input that is over is no sign that
+ * output is: only a call with no input that gives nothing and moves nothing on means the
+ * IDAT data ended before the stream did ("Not enough image data", as libpng says). *zr is
+ * ISA-L's return; a stream that ended (block state FINISH: all its bytes given out) sets
+ * stream_ended. */
+static gs_status inflate_step(decoder *dec, int *zr, char *err, size_t err_size)
+{
+    if (dec->zs.avail_in == 0) {
+        gs_status rc = refill(dec, err, err_size);
+        if (rc != GS_OK) return rc;
+    }
+    const int had_input = dec->zs.avail_in > 0;
+    const uint32_t out_before = dec->zs.avail_out;
+    const enum isal_block_state state_before = dec->zs.block_state;
+    const int32_t bits_before = dec->zs.read_in_length;
+    *zr = isal_inflate(&dec->zs);
+    if (dec->zs.block_state == ISAL_BLOCK_FINISH) dec->stream_ended = 1;
+    const int moved = dec->zs.avail_out != out_before || dec->zs.block_state != state_before ||
+                      dec->zs.read_in_length != bits_before;
+    if (!had_input && !moved && *zr >= 0 && !dec->stream_ended)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
+    return GS_OK;
+}
+
 /* Inflate `bytes` bytes into `out`. GS_ERR_FORMAT when the data ends or is corrupt, also
  * when the corruption (a bad Adler-32, say) shows in the call that completes the last row:
  * zlib, like ISA-L, reads the stream's end there if it is in the same IDAT, and libpng
@@ -198,17 +225,12 @@ static gs_status inflate_into(decoder *dec, unsigned char *out, size_t bytes, ch
     while (dec->zs.avail_out > 0) {
         if (dec->stream_ended)
             return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
-        if (dec->zs.avail_in == 0) {
-            gs_status rc = refill(dec, err, err_size);
-            if (rc != GS_OK) return rc;
-            if (dec->zs.avail_in == 0)
-                return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
-        }
-        int zr = isal_inflate(&dec->zs);
-        if (zr != ISAL_DECOMP_OK && zr != ISAL_END_INPUT && zr != ISAL_OUT_OVERFLOW)
+        int zr;
+        gs_status rc = inflate_step(dec, &zr, err, err_size);
+        if (rc != GS_OK) return rc;
+        if (zr < 0)
             return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: IDAT: %s",
                            zr == ISAL_INCORRECT_CHECKSUM ? "incorrect data check" : "invalid compressed data");
-        if (dec->zs.block_state == ISAL_BLOCK_FINISH) dec->stream_ended = 1;
     }
     return GS_OK;
 }
@@ -221,18 +243,12 @@ static gs_status finish_image_data(decoder *dec, char *err, size_t err_size)
 {
     unsigned char scratch[4096];
     while (!dec->stream_ended) {
-        if (dec->zs.avail_in == 0) {
-            gs_status rc = refill(dec, err, err_size);
-            if (rc != GS_OK) return rc;
-            if (dec->zs.avail_in == 0)
-                return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
-        }
         dec->zs.next_out = scratch;
         dec->zs.avail_out = sizeof scratch;
-        int zr = isal_inflate(&dec->zs);
-        if ((zr != ISAL_DECOMP_OK && zr != ISAL_END_INPUT && zr != ISAL_OUT_OVERFLOW) ||
-            dec->zs.block_state == ISAL_BLOCK_FINISH)
-            dec->stream_ended = 1;
+        int zr;
+        gs_status rc = inflate_step(dec, &zr, err, err_size);
+        if (rc != GS_OK) return rc;
+        if (zr < 0) dec->stream_ended = 1;
     }
     if (dec->idat_over) return GS_OK;
     /* The rest of the current IDAT chunk, and its CRC. */
