@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""check_external.py: every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and through the field's reference decoder, compared pixel for pixel.
+
+usage: check_external.py GSMOOTH [--list] [--only SUBSTRING] [--report FILE]
+
+The reference for each file (reference_gray):
+  - PNG: libpng, through OpenCV's IMREAD_UNCHANGED (16-bit samples kept). gsmooth's fast PNG reader is compared with libpng on every corpus
+    file too (GSMOOTH_PNG_DECODER=fast against =libpng).
+  - JPEG: libjpeg-turbo's own gray output, through PIL's draft('L') (JCS_GRAYSCALE, as
+    gsmooth asks for it).
+  - TIFF: tifffile where it decodes the file, else tifffile over libtiff's tiffcp -c none
+    (the codecs tifffile leaves to imagecodecs), else PIL (libtiff). Not OpenCV: its
+    planar 16-bit RGB comes out wrong (Pillow's tiff_strip_planar_16bit_RGB.tiff).
+  - PGM/PPM/PBM: OpenCV (16-bit kept), else PIL.
+  - BMP: PIL, else OpenCV (bitfield layouts PIL refuses).
+  - GIF (first frame), TGA, PSD: PIL.
+Colour becomes gray with BT.601 in libjpeg's fixed point, alpha is dropped, palettes are
+expanded, 1/2/4-bit gray scales to 0..255, as DESIGN.md states for gsmooth.
+
+Each file ends in one of:
+  same        both decode, same size, depth and pixels
+  both-refuse the reference refuses it and so does gsmooth (one line, exit 1)
+  unsupported gsmooth refuses it, with a reason listed in expected.txt (and the README)
+  MISMATCH    pixels, size or depth differ
+  REFUSED     gsmooth refuses what the reference decodes (a bug, unless documented)
+  ACCEPTED    gsmooth decodes what the reference refuses (listed in expected.txt, or a bug)
+  BAD-ERROR   gsmooth's error is not one line naming the file, or it exits neither 0 nor 1,
+              or it leaves an output behind
+The run fails when any file is not same, both-refuse, unsupported, or an expected verdict.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".tga", ".psd",
+             ".pgm", ".ppm", ".pbm", ".pnm"}
+
+
+def luma(rgb):
+    """BT.601 in libjpeg's fixed point, 64-bit: Y = (19595 R + 38470 G + 7471 B + 32768) >> 16."""
+    r, g, b = (rgb[..., i].astype(np.uint64) for i in range(3))
+    return (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
+
+
+def to_gray(a):
+    """An array of samples (H, W[, C]) as gsmooth's gray: alpha dropped, colour to luma."""
+    if a.ndim == 2:
+        return a
+    c = a.shape[2]
+    if c == 1 or c == 2:
+        return a[..., 0]
+    return luma(a[..., :3]).astype(a.dtype)
+
+
+def read_pgm(path):
+    """gsmooth's P5 output: 8-bit, or 16-bit big-endian."""
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        start = pos
+        while not data[pos:pos + 1].isspace():
+            pos += 1
+        fields.append(data[start:pos])
+    pos += 1
+    w, h, maxval = int(fields[1]), int(fields[2]), int(fields[3])
+    dtype = np.dtype(">u2") if maxval > 255 else np.uint8
+    return np.frombuffer(data, dtype, w * h, pos).reshape(h, w).astype(
+        np.uint16 if maxval > 255 else np.uint8)
+
+
+def pil_gray(path):
+    from PIL import Image
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        im = Image.open(path)
+        ext = os.path.splitext(path)[1].lower()
+        if im.format == "JPEG":
+            im.draft("L", im.size)
+            if im.mode == "CMYK":
+                raise ValueError("CMYK JPEG: compared as libjpeg's gray elsewhere")
+            im = im.convert("L") if im.mode != "L" else im
+            return np.asarray(im)
+        im.load()
+        mode = im.mode
+        if mode in ("I;16", "I;16B", "I;16L"):
+            return np.asarray(im).astype(np.uint16)
+        if mode == "I":
+            a = np.asarray(im)
+            if a.min() < 0 or a.max() > 65535:
+                raise ValueError("32-bit integer samples")
+            return a.astype(np.uint16)
+        if mode == "1":
+            return np.asarray(im.convert("L"))
+        if mode in ("L", "LA"):
+            return np.asarray(im.convert("L"))
+        if mode == "P" or mode == "PA":
+            im = im.convert("RGBA")
+            return to_gray(np.asarray(im))
+        if mode in ("RGB", "RGBA", "RGBX", "RGBa"):
+            return to_gray(np.asarray(im.convert("RGBA") if mode == "RGBa" else im))
+        raise ValueError("PIL mode %s" % mode)
+    del ext
+
+
+def cv2_gray(path):
+    import cv2
+    a = cv2.imread(path, cv2.IMREAD_UNCHANGED | cv2.IMREAD_ANYDEPTH)
+    if a is None:
+        raise ValueError("OpenCV refuses it")
+    if a.dtype not in (np.uint8, np.uint16):
+        raise ValueError("OpenCV gives %s samples" % a.dtype)
+    if a.ndim == 3:
+        c = a.shape[2]
+        if c >= 3:
+            a = a[..., [2, 1, 0] + list(range(3, c))]  # BGR(A) to RGB(A)
+    return to_gray(a)
+
+
+def tifffile_gray(path):
+    import tifffile
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tifffile.TiffFile(path) as tf:
+            page = tf.pages[0]
+            photometric = int(page.photometric)
+            a = page.asarray()
+            if a.dtype not in (np.uint8, np.uint16):
+                raise ValueError("%s samples" % a.dtype)
+            if int(page.planarconfig) == 2 and a.ndim == 3:
+                a = np.moveaxis(a, 0, -1)
+            if photometric == 0:  # MinIsWhite
+                a = np.iinfo(a.dtype).max - a
+            elif photometric == 3:
+                cmap = page.colormap
+                a = to_gray(np.moveaxis(cmap, 0, -1)[a] >> (8 if a.dtype == np.uint8 else 0))
+            elif photometric not in (1, 2):
+                raise ValueError("photometric %d" % photometric)
+            bits = page.bitspersample
+            if bits not in (8, 16):
+                raise ValueError("%d-bit samples" % bits)
+            return to_gray(a)
+
+
+def first_of(path, readers):
+    """The first reader's answer that decodes the file; else raise with every reason."""
+    reasons = []
+    for name, reader in readers:
+        try:
+            return reader(path), name
+        except Exception as e:
+            reasons.append("%s: %s" % (name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+    raise ValueError("; ".join(reasons))
+
+
+def tifffile_uncompressed_gray(path):
+    """tifffile on the file's first page decompressed by libtiff's tiffcp (libtiff-tools):
+    for the codecs tifffile needs imagecodecs for (LZW, JPEG, ...), not in Debian 12."""
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = os.path.join(tmp, "plain.tif")
+        p = subprocess.run(["tiffcp", "-c", "none", path + ",0", plain], capture_output=True)
+        if p.returncode != 0 or not os.path.exists(plain):
+            raise ValueError("tiffcp: %s" % p.stderr.decode("utf-8", "replace").strip()[:200])
+        return tifffile_gray(plain)
+
+
+def reference_gray(path):
+    """(array, reference name), or raises with the references' reasons."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if head.startswith(b"\x89PNG"):
+        return first_of(path, [("libpng (OpenCV)", cv2_gray)])
+    if head[:4] in (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"):
+        return first_of(path, [("tifffile", tifffile_gray),
+                               ("tifffile over tiffcp -c none", tifffile_uncompressed_gray),
+                               ("PIL (libtiff)", pil_gray)])
+    if head[:1] == b"P" and head[1:2] in b"123456":
+        return first_of(path, [("OpenCV", cv2_gray), ("PIL", pil_gray)])
+    if head[:2] == b"BM":
+        return first_of(path, [("PIL", pil_gray), ("OpenCV", cv2_gray)])
+    return first_of(path, [("PIL", pil_gray)])
+
+
+def run_gsmooth(gsmooth, path, out_dir, decoder=None):
+    """(status, array or error line). status: ok, refused, bad-error."""
+    out = os.path.join(out_dir, "out.pgm")
+    env = dict(os.environ)
+    env.pop("GSMOOTH_BACKEND", None)
+    if decoder:
+        env["GSMOOTH_PNG_DECODER"] = decoder
+    p = subprocess.run([gsmooth, "--quiet", "--backend", "cpu", "--iters", "0", path, out],
+                       capture_output=True, env=env, timeout=120)
+    err = p.stderr.decode("utf-8", "replace").strip()
+    if p.returncode == 0:
+        a = read_pgm(out)
+        os.unlink(out)
+        return "ok", a
+    lines = err.splitlines()
+    left = os.listdir(out_dir)
+    if p.returncode != 1 or len(lines) != 1 or path not in lines[0] or left:
+        return "bad-error", "exit %d, %d lines, %s left: %s" % (p.returncode, len(lines), left, err[:300])
+    return "refused", lines[0]
+
+
+def load_expected():
+    """expected.txt: 'VERDICT PATH  # reason' lines; PATH relative to tests/external."""
+    expected = {}
+    with open(os.path.join(HERE, "expected.txt")) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            verdict, rel = line.split(None, 1)
+            expected[rel.strip()] = verdict
+    return expected
+
+
+def corpus_files():
+    for root, dirs, files in os.walk(HERE):
+        dirs.sort()
+        for name in sorted(files):
+            if os.path.splitext(name)[1].lower() in IMAGE_EXT:
+                yield os.path.join(root, name)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("gsmooth")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--report")
+    ap.add_argument("--list", action="store_true", help="print every file's verdict")
+    args = ap.parse_args()
+    expected = load_expected()
+    counts, bad, lines = {}, [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in corpus_files():
+            rel = os.path.relpath(path, HERE)
+            if args.only not in rel:
+                continue
+            try:
+                ref, ref_name = reference_gray(path)
+                ref_err = None
+            except Exception as e:  # the reference refuses it
+                ref, ref_name, ref_err = None, "reference", str(e).splitlines()[0] if str(e) else type(e).__name__
+            status, got = run_gsmooth(args.gsmooth, path, tmp)
+            detail = ""
+            if status == "bad-error":
+                verdict, detail = "BAD-ERROR", got
+            elif status == "ok" and ref is not None:
+                if got.shape != ref.shape or got.dtype != ref.dtype:
+                    verdict = "MISMATCH"
+                    detail = "gsmooth %s %s, %s %s %s" % (got.shape, got.dtype, ref_name, ref.shape, ref.dtype)
+                elif not np.array_equal(got, ref):
+                    diff = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+                    verdict = "MISMATCH"
+                    detail = "%d of %d pixels differ from %s, by up to %d" % (
+                        int((diff > 0).sum()), diff.size, ref_name, int(diff.max()))
+                else:
+                    verdict = "same"
+            elif status == "ok":
+                verdict, detail = "ACCEPTED", "reference: %s" % ref_err
+            elif ref is None:
+                verdict, detail = "both-refuse", got
+            else:
+                verdict, detail = "REFUSED", "%s decodes it; %s" % (ref_name, got)
+            # The fast PNG reader's own verdict against libpng's, on every PNG.
+            if verdict in ("same", "both-refuse", "REFUSED", "MISMATCH") and path.lower().endswith(".png"):
+                fs, fa = run_gsmooth(args.gsmooth, path, tmp, "fast")
+                ls, la = run_gsmooth(args.gsmooth, path, tmp, "libpng")
+                if fs != ls or (fs == "ok" and not np.array_equal(fa, la)):
+                    verdict = "PNG-READERS-DIFFER"
+                    detail = "fast: %s; libpng: %s" % (fs if fs != "refused" else fa, ls if ls != "refused" else la)
+            want = expected.get(rel)
+            if want and verdict == want.upper() or want and verdict.lower() == want:
+                verdict = verdict.lower() if verdict.isupper() else verdict
+                verdict = "expected-" + verdict if not verdict.startswith("expected") else verdict
+            elif want == "unsupported" and verdict == "REFUSED":
+                verdict = "unsupported"
+            counts[verdict] = counts.get(verdict, 0) + 1
+            line = "%-18s %s  %s" % (verdict, rel, detail)
+            lines.append(line)
+            if verdict.isupper() or verdict.startswith("PNG"):
+                bad.append(line)
+            if args.list:
+                print(line, flush=True)
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print("external corpora: %d files: %s" % (sum(counts.values()), ", ".join(
+        "%s %d" % kv for kv in sorted(counts.items()))))
+    for line in bad:
+        print(line)
+    stale = [rel for rel in expected if not os.path.exists(os.path.join(HERE, rel))]
+    for rel in stale:
+        print("expected.txt names a file that is not there: %s" % rel)
+    return 1 if bad or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
