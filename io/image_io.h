@@ -36,6 +36,10 @@ gs_status gs_reader_open(const char *path, uint64_t max_pixels, gs_reader **out,
 gs_status gs_reader_read_rows(gs_reader *reader, void *dst, size_t stride, uint32_t rows,
                               char *err, size_t err_size);
 
+/* Which decoder gave the answer, when that is news ("the fast PNG reader refused it (...);
+ * libpng decoded it"), or NULL. Final once every row was read; owned by the reader. */
+const char *gs_reader_note(const gs_reader *reader);
+
 void gs_reader_close(gs_reader *reader); /* NULL is a no-op */
 
 typedef enum gs_out_format {

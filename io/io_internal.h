@@ -169,6 +169,10 @@ struct gs_reader {
     gs_image_info info;                 /* what the opener found */
     uint32_t next_row;                  /* rows delivered so far */
     int failed;                         /* a read failed: the decoder's state is unusable */
+    uint64_t max_pixels;                /* the pixel limit it was opened with */
+    int png_fallback;                   /* the fast PNG reader reads a source that can rewind:
+                                           if it refuses the data, libpng reads it again */
+    char note[GS_ERR_SIZE];             /* which decoder gave the answer, when that is news */
 };
 
 /* Format openers: called with reader->src positioned at the start of the input and
@@ -179,8 +183,11 @@ gs_status gs_read_png_open(gs_reader *reader, uint64_t max_pixels, char *err,
 gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
                             size_t err_size);
 /* The fast PNG reader (ISA-L inflate) and the PNGs it takes, judged from the head (IHDR's
- * depth, colour type and interlace): the rest go to gs_read_png_open (libpng).
- * GSMOOTH_PNG_DECODER=libpng sends every PNG to libpng. */
+ * depth, colour type and interlace): the rest go to gs_read_png_open (libpng). libpng
+ * stays the reference: where the fast reader refuses a source that can rewind (a regular
+ * file), reader.c has libpng read it again, and a stream keeps the first verdict.
+ * GSMOOTH_PNG_DECODER=libpng sends every PNG to libpng; =fast keeps the fast reader's own
+ * verdict (no second reading), for the tests that compare the two. */
 int gs_png_fast_takes(const unsigned char *head, size_t head_len);
 gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *err,
                                 size_t err_size);

@@ -40,6 +40,40 @@ static const struct {
     {"\x53\x80\xF6\x34", 4, "PIC"},
 };
 
+/* The fast PNG reader refused the data (`why`): libpng, the reference, reads the input
+ * again from its first byte, so a fast-path bug can never refuse a valid file. */
+static gs_status png_fall_back(gs_reader *reader, const char *why, char *err, size_t err_size)
+{
+    char reason[GS_ERR_SIZE];
+    snprintf(reason, sizeof reason, "%s", why);
+    if (reader->impl) reader->ops->destroy(reader->impl);
+    reader->impl = NULL;
+    reader->ops = NULL;
+    reader->png_fallback = 0;
+    gs_status rc = gs_source_rewind(&reader->src, err, err_size);
+    if (rc != GS_OK) return rc;
+    rc = gs_read_png_open(reader, reader->max_pixels, err, err_size);
+    if (rc != GS_OK) return rc;
+    snprintf(reader->note, sizeof reader->note, "the fast PNG reader refused it (%.200s); libpng decoded it",
+             reason);
+    return GS_OK;
+}
+
+/* A PNG: the fast reader where it takes the file, else libpng (GSMOOTH_PNG_DECODER above). */
+static gs_status open_png(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
+{
+    const char *decoder = getenv("GSMOOTH_PNG_DECODER");
+    const int libpng_only = decoder && strcmp(decoder, "libpng") == 0;
+    const int fast_only = decoder && strcmp(decoder, "fast") == 0;
+    if (libpng_only || !gs_png_fast_takes(reader->head, reader->head_len))
+        return gs_read_png_open(reader, max_pixels, err, err_size);
+    /* A stream cannot go back past its first 64 KiB: there the first verdict stands. */
+    reader->png_fallback = !fast_only && reader->src.fd < 0;
+    gs_status rc = gs_read_png_fast_open(reader, max_pixels, err, err_size);
+    if (rc == GS_ERR_FORMAT && reader->png_fallback) return png_fall_back(reader, err, err, err_size);
+    return rc;
+}
+
 static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *err,
                                  size_t err_size)
 {
@@ -47,13 +81,7 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
 
     static const unsigned char jpeg_sig[3] = {0xFF, 0xD8, 0xFF};
 
-    if (head_starts(reader, png_sig, sizeof png_sig)) {
-        const char *decoder = getenv("GSMOOTH_PNG_DECODER");
-        int libpng_only = decoder && strcmp(decoder, "libpng") == 0;
-        if (!libpng_only && gs_png_fast_takes(reader->head, reader->head_len))
-            return gs_read_png_fast_open(reader, max_pixels, err, err_size);
-        return gs_read_png_open(reader, max_pixels, err, err_size);
-    }
+    if (head_starts(reader, png_sig, sizeof png_sig)) return open_png(reader, max_pixels, err, err_size);
     if (head_starts(reader, jpeg_sig, sizeof jpeg_sig))
         return gs_read_jpeg_open(reader, max_pixels, err, err_size);
     /* Byte order "II" or "MM", then 42 (classic TIFF) or 43 (BigTIFF) in that order. */
@@ -92,6 +120,7 @@ gs_status gs_reader_open(const char *path, uint64_t max_pixels, gs_reader **out,
     reader = calloc(1, sizeof *reader);
     if (!reader) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
 
+    reader->max_pixels = max_pixels;
     rc = gs_source_open(path, &reader->src, err, err_size);
     if (rc != GS_OK) goto cleanup;
     rc = read_head(reader, err, err_size);
@@ -115,6 +144,30 @@ cleanup:
     return rc;
 }
 
+/* The fast PNG reader refused the data after delivering reader->next_row rows: libpng
+ * reads the input again, passes over those rows (the same bytes: both give libpng's pixels
+ * up to a refusal) and delivers the `rows` asked for. */
+static gs_status png_read_again(gs_reader *reader, void *dst, size_t stride, uint32_t rows,
+                                char *err, size_t err_size)
+{
+    const gs_image_info was = reader->info;
+    gs_status rc = png_fall_back(reader, err, err, err_size);
+    if (rc != GS_OK) return rc;
+    if (reader->info.width != was.width || reader->info.height != was.height ||
+        reader->info.bits != was.bits)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "libpng reads another header (%ux%u, %u-bit)",
+                       reader->info.width, reader->info.height, reader->info.bits);
+    unsigned char *row = malloc((size_t)was.width * (was.bits / 8));
+    if (!row) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    /* next_row counts up again as the rows pass: some readers index their image by it. */
+    const uint32_t delivered = reader->next_row;
+    for (reader->next_row = 0; reader->next_row < delivered && rc == GS_OK; reader->next_row++)
+        rc = reader->ops->read_rows(reader, row, 0, 1, err, err_size);
+    free(row);
+    if (rc != GS_OK) return rc;
+    return reader->ops->read_rows(reader, dst, stride, rows, err, err_size);
+}
+
 gs_status gs_reader_read_rows(gs_reader *reader, void *dst, size_t stride, uint32_t rows,
                               char *err, size_t err_size)
 {
@@ -132,12 +185,18 @@ gs_status gs_reader_read_rows(gs_reader *reader, void *dst, size_t stride, uint3
     if (rows == 0) return GS_OK;
 
     gs_status rc = reader->ops->read_rows(reader, dst, stride, rows, err, err_size);
+    if (rc == GS_ERR_FORMAT && reader->png_fallback) rc = png_read_again(reader, dst, stride, rows, err, err_size);
     if (rc != GS_OK) {
         reader->failed = 1;
         return rc;
     }
     reader->next_row += rows;
     return GS_OK;
+}
+
+const char *gs_reader_note(const gs_reader *reader)
+{
+    return reader && reader->note[0] ? reader->note : NULL;
 }
 
 void gs_reader_close(gs_reader *reader)

@@ -636,6 +636,7 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     device_times dev = {0, 0, 0};
     rc = p.view ? run_view(&p, reader, times, &dev, err, err_size)
                 : run_streamed(&p, reader, times, &dev, err, err_size);
+    if (rc == GS_OK && job->note && gs_reader_note(reader)) job->note(job->note_user, input, gs_reader_note(reader));
     if (rc == GS_OK && (dev.kernel || dev.upload || dev.download)) {
         times->upload = dev.upload;
         times->download = dev.download;

@@ -79,6 +79,17 @@ add_test(NAME png_decoders COMMAND $<TARGET_FILE:test_png_decoders> ${GS_DAMAGED
 set_tests_properties(png_decoders PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 300)
 
+# A fast-reader refusal of a regular file falls back to libpng, with one note; a pipe keeps
+# the first verdict (an LD_PRELOAD library makes one isal_inflate call fail).
+add_library(test_inflate_fault MODULE ${GS_ROBUST_TESTS_DIR}/preload/inflate_fault.c)
+target_link_libraries(test_inflate_fault PRIVATE PkgConfig::ISAL ${CMAKE_DL_LIBS})
+set_target_properties(test_inflate_fault PROPERTIES PREFIX "")
+if(GS_SYSTEM_PYTHON AND NOT GSMOOTH_SANITIZE)
+  add_test(NAME png_fallback COMMAND ${GS_SYSTEM_PYTHON} ${GS_ROBUST_TESTS_DIR}/png/fallback_check.py
+    $<TARGET_FILE:gsmooth> $<TARGET_FILE:test_inflate_fault>)
+  set_tests_properties(png_fallback PROPERTIES LABELS "robust" TIMEOUT 120)
+endif()
+
 # Pipes and FIFOs as input and output (needs the damaged corpus for its valid files).
 add_executable(test_streams ${GS_ROBUST_TESTS_DIR}/test_streams.c)
 target_link_libraries(test_streams PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
