@@ -148,6 +148,34 @@ def main():
         check(b"0 done, 0 failed, %d skipped" % (len(good) - 1) in r2.stderr,
               f"the summary counts skipped files: {r2.stderr!r}")
 
+        # --skip-existing skips only a finished output, a regular file: a directory, or a
+        # symbolic link to nothing, under an output name is a failure with one clear line,
+        # in batch and in single-file mode alike.
+        os.makedirs("blocked/g04.png")
+        os.symlink("nowhere/missing.png", "blocked/g02.png")
+        r = run(["-o", "blocked", "--skip-existing", "--manifest", "blocked.jsonl", "in/g04.png", "in/g02.png"])
+        status = {x["input"]: (x["status"], x["error"] or "") for x in records("blocked.jsonl")}
+        check(r.returncode == 1 and status["in/g04.png"][0] == "failed"
+              and "is a directory" in status["in/g04.png"][1]
+              and status["in/g02.png"][0] == "failed" and "symbolic link to nothing" in status["in/g02.png"][1],
+              f"--skip-existing never skips a directory or a dangling link: {r.returncode} {status}")
+        for target, why in (("blocked/g04.png", "is a directory"), ("blocked/g02.png", "symbolic link to nothing")):
+            r = run(["--skip-existing", "in/g08.png", target])
+            lines = r.stderr.decode().strip().splitlines()
+            check(r.returncode == 1 and len(lines) == 1 and target in lines[0] and why in lines[0],
+                  f"single mode, {target}: exit 1 and one line saying it {why}: {r.returncode} {lines}")
+        check(os.path.isdir("blocked/g04.png") and os.readlink("blocked/g02.png") == "nowhere/missing.png",
+              "the directory and the link are left as they were")
+
+        # The manifest's bits are the input's, whatever --depth writes.
+        os.mkdir("depth8")
+        r = run(["-o", "depth8", "--depth", "8", "--manifest", "depth8.jsonl", "in/g00.png"])
+        rec = records("depth8.jsonl")[0]
+        with open("depth8/g00.png", "rb") as f:
+            ihdr_depth = f.read(25)[24]
+        check(r.returncode == 0 and rec["bits"] == 16 and ihdr_depth == 8,
+              f"--depth 8 on a 16-bit input: written 8-bit ({ihdr_depth}), recorded as 16 ({rec})")
+
         # A run killed with SIGKILL while it writes leaves its temporary file, named
         # .<output>.gsmooth-XXXXXX: never an output name, and what the README's clean-up finds.
         Image.fromarray(rng.integers(0, 256, (1500, 1500), dtype=np.uint8)).save("in/slow.png")
