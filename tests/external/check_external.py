@@ -7,7 +7,7 @@ The reference for each file (reference_gray):
   - PNG: libpng, through OpenCV's IMREAD_UNCHANGED (16-bit samples kept). gsmooth's fast PNG reader is compared with libpng on every corpus
     file too (GSMOOTH_PNG_DECODER=fast against =libpng).
   - JPEG: libjpeg-turbo's own gray output, through PIL's draft('L') (JCS_GRAYSCALE, as
-    gsmooth asks for it).
+    gsmooth asks for it); CMYK through PIL's RGB of the Adobe-inverted samples, then luma.
   - TIFF: tifffile where it decodes the file, else tifffile over libtiff's tiffcp -c none
     (the codecs tifffile leaves to imagecodecs), else PIL (libtiff). Not OpenCV: its
     planar 16-bit RGB comes out wrong (Pillow's tiff_strip_planar_16bit_RGB.tiff).
@@ -84,9 +84,9 @@ def pil_gray(path):
         im = Image.open(path)
         ext = os.path.splitext(path)[1].lower()
         if im.format == "JPEG":
+            if im.mode == "CMYK":  # Adobe-inverted CMYK to RGB, then luma (as golden/reference.py)
+                return to_gray(np.asarray(im.convert("RGB")))
             im.draft("L", im.size)
-            if im.mode == "CMYK":
-                raise ValueError("CMYK JPEG: compared as libjpeg's gray elsewhere")
             im = im.convert("L") if im.mode != "L" else im
             return np.asarray(im)
         im.load()
@@ -105,6 +105,8 @@ def pil_gray(path):
         if mode == "P" or mode == "PA":
             im = im.convert("RGBA")
             return to_gray(np.asarray(im))
+        if mode == "CMYK":
+            return to_gray(np.asarray(im.convert("RGB")))
         if mode in ("RGB", "RGBA", "RGBX", "RGBa"):
             return to_gray(np.asarray(im.convert("RGBA") if mode == "RGBa" else im))
         raise ValueError("PIL mode %s" % mode)
