@@ -496,6 +496,94 @@ START_TEST(test_png_max_pixels)
 }
 END_TEST
 
+/* Append a chunk (length, type, data, CRC) at buf + at; returns the new end. */
+static size_t put_chunk(unsigned char *buf, size_t at, const char *type, const void *data, uint32_t len)
+{
+    put_be32(buf + at, len);
+    memcpy(buf + at + 4, type, 4);
+    if (len) memcpy(buf + at + 8, data, len);
+    put_be32(buf + at + 8 + len, (uint32_t)crc32(0, buf + at + 4, 4 + len));
+    return at + 12 + len;
+}
+
+/* A 16x3 palette PNG written here, not by libpng: a PLTE of 3 entries and indices 0..15
+ * in each row, so 13 of 16 pixels a row index past the palette. Both PNG readers expand
+ * those to black, as libpng's zero-filled palette does; the entries give their luma. */
+START_TEST(test_png_palette_index_past_plte)
+{
+    enum { W = 16, H = 3 };
+    static const unsigned char plte[9] = {255, 255, 255, 10, 200, 30, 0, 0, 255};
+    unsigned char raw[H * (W + 1)], z[256], buf[512];
+    for (int y = 0; y < H; y++) {
+        raw[y * (W + 1)] = 0; /* filter None */
+        for (int x = 0; x < W; x++) raw[y * (W + 1) + 1 + x] = (unsigned char)((x + y) % W);
+    }
+    uLongf zlen = sizeof z;
+    ck_assert_int_eq(compress(z, &zlen, raw, sizeof raw), Z_OK);
+    unsigned char ihdr[13];
+    put_be32(ihdr, W);
+    put_be32(ihdr + 4, H);
+    ihdr[8] = 8, ihdr[9] = 3, ihdr[10] = ihdr[11] = ihdr[12] = 0; /* 8-bit palette */
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    memcpy(buf, sig, sizeof sig);
+    size_t n = put_chunk(buf, sizeof sig, "IHDR", ihdr, sizeof ihdr);
+    n = put_chunk(buf, n, "PLTE", plte, sizeof plte);
+    n = put_chunk(buf, n, "IDAT", z, (uint32_t)zlen);
+    n = put_chunk(buf, n, "IEND", NULL, 0);
+    const char *path = in_scratch("past_plte.png");
+    write_bytes(path, buf, n);
+    const uint8_t entry_gray[3] = {255, (uint8_t)((19595u * 10 + 38470u * 200 + 7471u * 30 + 32768) >> 16),
+                                   (uint8_t)((7471u * 255 + 32768) >> 16)};
+    static const char *const decoders[] = {"fast", "libpng"};
+    for (size_t d = 0; d < sizeof decoders / sizeof decoders[0]; d++) {
+        setenv("GSMOOTH_PNG_DECODER", decoders[d], 1);
+        gs_reader *reader = NULL;
+        gs_image_info info;
+        char err[ERR_SIZE] = "";
+        ck_assert_msg(gs_reader_open(path, DEFAULT_MAX_PIXELS, &reader, &info, err, sizeof err) == GS_OK,
+                      "%s: %s", decoders[d], err);
+        uint8_t got[H][W];
+        ck_assert_int_eq(gs_reader_read_rows(reader, got, W, H, err, sizeof err), GS_OK);
+        gs_reader_close(reader);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const int index = (x + y) % W;
+                const uint8_t want = index < 3 ? entry_gray[index] : 0;
+                ck_assert_msg(got[y][x] == want, "%s: pixel (%d, %d), index %d: %u, want %u",
+                              decoders[d], x, y, index, got[y][x], want);
+            }
+    }
+    unsetenv("GSMOOTH_PNG_DECODER");
+}
+END_TEST
+
+/* Headers whose width x height wraps to a small number in 32 bits (65536 x 65536 is 2^32,
+ * 0 in 32 bits; 65536 x 65537 is 65536): refused with the true count, by the PNG readers
+ * (fast and libpng) and the PGM reader, so a 32-bit product anywhere on the way fails here. */
+START_TEST(test_max_pixels_product_wraps_32_bits)
+{
+    unsigned char buf[64];
+    char err[ERR_SIZE] = "";
+    const char *path = in_scratch("wraps.png");
+    static const char *const decoders[] = {"fast", "libpng"};
+    for (size_t d = 0; d < sizeof decoders / sizeof decoders[0]; d++) {
+        setenv("GSMOOTH_PNG_DECODER", decoders[d], 1);
+        write_bytes(path, buf, craft_png_header(buf, 65536, 65536));
+        ck_assert_int_eq(open_status(path, DEFAULT_MAX_PIXELS, err), GS_ERR_TOO_LARGE);
+        ck_assert_msg(strstr(err, "4294967296") != NULL, "%s: message: %s", decoders[d], err);
+        write_bytes(path, buf, craft_png_header(buf, 65536, 65537));
+        ck_assert_int_eq(open_status(path, DEFAULT_MAX_PIXELS, err), GS_ERR_TOO_LARGE);
+        ck_assert_msg(strstr(err, "4295032832") != NULL, "%s: message: %s", decoders[d], err);
+    }
+    unsetenv("GSMOOTH_PNG_DECODER");
+    static const char pgm[] = "P5\n65537 65536\n255\n";
+    path = in_scratch("wraps.pgm");
+    write_bytes(path, pgm, sizeof pgm - 1);
+    ck_assert_int_eq(open_status(path, DEFAULT_MAX_PIXELS, err), GS_ERR_TOO_LARGE);
+    ck_assert_msg(strstr(err, "4295032832") != NULL, "PGM: message: %s", err);
+}
+END_TEST
+
 START_TEST(test_png_truncated_and_corrupt)
 {
     const uint32_t w = 64, h = 64;
@@ -984,6 +1072,8 @@ static Suite *image_io_suite(void)
     tcase_add_test(tc, test_png_low_bit_gray);
     tcase_add_test(tc, test_png_interlaced_twin);
     tcase_add_test(tc, test_png_max_pixels);
+    tcase_add_test(tc, test_max_pixels_product_wraps_32_bits);
+    tcase_add_test(tc, test_png_palette_index_past_plte);
     tcase_add_test(tc, test_png_truncated_and_corrupt);
     tcase_add_test(tc, test_refuses_non_images);
     tcase_add_test(tc, test_pnm_reader);
