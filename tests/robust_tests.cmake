@@ -98,6 +98,13 @@ add_test(NAME streams COMMAND $<TARGET_FILE:test_streams> $<TARGET_FILE:gsmooth>
 set_tests_properties(streams PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 300 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
 
+# JPEG and PSD bytes across each input buffer's edge (-1, 0, +1), file and pipe, against PIL.
+if(GS_SYSTEM_PYTHON)
+  add_test(NAME reader_boundaries COMMAND ${GS_SYSTEM_PYTHON} ${GS_ROBUST_TESTS_DIR}/streams/reader_boundaries.py
+    $<TARGET_FILE:gsmooth>)
+  set_tests_properties(reader_boundaries PROPERTIES LABELS "robust" TIMEOUT 120)
+endif()
+
 # A 600-file batch, good and damaged mixed, three files in flight (scripts/test_tsan.sh runs
 # the same under ThreadSanitizer).
 add_test(NAME batch_load COMMAND sh ${GS_ROBUST_TESTS_DIR}/batch_load_test.sh $<TARGET_FILE:gsmooth> 3)
