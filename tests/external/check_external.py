@@ -7,7 +7,8 @@ The reference for each file (reference_gray):
   - PNG: libpng, through OpenCV's IMREAD_UNCHANGED (16-bit samples kept). gsmooth's fast PNG reader is compared with libpng on every corpus
     file too (GSMOOTH_PNG_DECODER=fast against =libpng).
   - JPEG: libjpeg-turbo's own gray output, through PIL's draft('L') (JCS_GRAYSCALE, as
-    gsmooth asks for it); CMYK through PIL's RGB of the Adobe-inverted samples, then luma.
+    gsmooth asks for it); CMYK through PIL's RGB of the Adobe-inverted samples, then luma;
+    OpenCV's IMREAD_GRAYSCALE (JCS_GRAYSCALE too) where PIL refuses the file's metadata.
   - TIFF: tifffile where it decodes the file, else tifffile over libtiff's tiffcp -c none
     (the codecs tifffile leaves to imagecodecs), else PIL (libtiff). Not OpenCV: its
     planar 16-bit RGB comes out wrong (Pillow's tiff_strip_planar_16bit_RGB.tiff).
@@ -20,13 +21,17 @@ expanded, 1/2/4-bit gray scales to 0..255, as DESIGN.md states for gsmooth.
 Each file ends in one of:
   same        both decode, same size, depth and pixels
   both-refuse the reference refuses it and so does gsmooth (one line, exit 1)
-  unsupported gsmooth refuses it, with a reason listed in expected.txt (and the README)
+  expected-unsupported, expected-refused, expected-accepted
+              the verdict expected.txt gives the file, with its reason (an unsupported
+              feature is named in the README too)
   MISMATCH    pixels, size or depth differ
   REFUSED     gsmooth refuses what the reference decodes (a bug, unless documented)
   ACCEPTED    gsmooth decodes what the reference refuses (listed in expected.txt, or a bug)
   BAD-ERROR   gsmooth's error is not one line naming the file, or it exits neither 0 nor 1,
               or it leaves an output behind
-The run fails when any file is not same, both-refuse, unsupported, or an expected verdict.
+  PNG-READERS-DIFFER  the fast PNG reader and libpng disagree on a corpus PNG
+  STALE-EXPECTATION   expected.txt names a verdict the file no longer has
+The run fails on any verdict in capitals.
 """
 import argparse
 import os
@@ -38,6 +43,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# expected.txt's words and the verdict each one stands for.
+EXPECTED_AS = {"unsupported": "REFUSED", "refused": "REFUSED", "accepted": "ACCEPTED"}
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".tga", ".psd",
              ".pgm", ".ppm", ".pbm", ".pnm"}
 
@@ -127,6 +134,15 @@ def cv2_gray(path):
     return to_gray(a)
 
 
+def cv2_jpeg_gray(path):
+    """libjpeg-turbo's gray output through OpenCV (IMREAD_GRAYSCALE asks for JCS_GRAYSCALE)."""
+    import cv2
+    a = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+    if a is None:
+        raise ValueError("OpenCV refuses it")
+    return a
+
+
 def tifffile_gray(path):
     import tifffile
     with warnings.catch_warnings():
@@ -188,6 +204,8 @@ def reference_gray(path):
         return first_of(path, [("OpenCV", cv2_gray), ("PIL", pil_gray)])
     if head[:2] == b"BM":
         return first_of(path, [("PIL", pil_gray), ("OpenCV", cv2_gray)])
+    if head[:3] == b"\xff\xd8\xff":
+        return first_of(path, [("PIL", pil_gray), ("OpenCV (libjpeg-turbo gray)", cv2_jpeg_gray)])
     return first_of(path, [("PIL", pil_gray)])
 
 
@@ -281,15 +299,15 @@ def main():
                     verdict = "PNG-READERS-DIFFER"
                     detail = "fast: %s; libpng: %s" % (fs if fs != "refused" else fa, ls if ls != "refused" else la)
             want = expected.get(rel)
-            if want and verdict == want.upper() or want and verdict.lower() == want:
-                verdict = verdict.lower() if verdict.isupper() else verdict
-                verdict = "expected-" + verdict if not verdict.startswith("expected") else verdict
-            elif want == "unsupported" and verdict == "REFUSED":
-                verdict = "unsupported"
+            if want:  # a documented verdict: it must still be the verdict
+                verdict = ("expected-" + want if EXPECTED_AS.get(want) == verdict else
+                           "STALE-EXPECTATION")
+                if verdict == "STALE-EXPECTATION":
+                    detail = "expected.txt says %s; now %s %s" % (want, EXPECTED_AS.get(want), detail)
             counts[verdict] = counts.get(verdict, 0) + 1
             line = "%-18s %s  %s" % (verdict, rel, detail)
             lines.append(line)
-            if verdict.isupper() or verdict.startswith("PNG"):
+            if not verdict.islower():
                 bad.append(line)
             if args.list:
                 print(line, flush=True)
