@@ -192,6 +192,8 @@ gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
 gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err,
                             size_t err_size);
+gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
 
 /* Netpbm's whitespace (the header's separators), for the detector and the reader. */
 static inline int gs_pnm_space(int c)

@@ -663,7 +663,7 @@ START_TEST(test_gif_alpha_only_when_used)
 {
     /* A 2x1 GIF89a, palette {red, blue}, pixels 0 1 (LZW by hand: clear, 0, 1, end at 3 bits
      * each), with and without a graphic control extension making index 1 transparent.
-     * stb_image reports 4 channels for every GIF; alpha counts only when a pixel uses it. */
+     * Alpha counts as dropped only when a pixel is the transparent index. */
     static const unsigned char head[] = {'G', 'I', 'F', '8', '9', 'a', 2, 0, 1, 0, 0x80, 0, 0,
                                          255, 0, 0, 0, 0, 255};
     static const unsigned char gce[] = {0x21, 0xF9, 0x04, 0x01, 0, 0, 1, 0};
