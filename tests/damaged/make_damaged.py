@@ -263,9 +263,10 @@ def bases(rng):
 TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif")
 
 # Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
-# (12 bytes), GIF's trailer byte, the TGA 2.0 footer PIL writes (26 bytes). A cut inside
-# them leaves a complete image, so either outcome is right there.
-TAIL_NOT_NEEDED = {".png": 12, ".gif": 1, ".tga": 26}
+# (12 bytes), GIF's trailer byte and the image data's terminator before it (PIL reads a GIF
+# without both), the TGA 2.0 footer PIL writes (26 bytes). A cut inside them leaves a
+# complete image, so either outcome is right there.
+TAIL_NOT_NEEDED = {".png": 12, ".gif": 2, ".tga": 26}
 
 
 def truncations(out_dir, name, data):
