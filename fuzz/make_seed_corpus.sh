@@ -13,7 +13,8 @@ cp "$ROOT"/samples/*.png "$ROOT"/tests/golden/inputs/*.png "$SEEDS"/
 
 # The valid base files of the damaged corpus (one of every format), plus variants the
 # decoders treat differently: progressive JPEG, RLE TGA, 32-bit BMP, RGBA TGA, PNG and
-# 16-bit PGM, RGBA and 1-bit PNG, animated GIF and GIF first frames, a PSD with alpha.
+# 16-bit PGM, plain and bitmap Netpbm, RGBA and 1-bit PNG, animated GIF and GIF first
+# frames, a PSD with alpha.
 "$PYTHON" - "$ROOT" "$SEEDS" <<'EOF'
 import io
 import os
@@ -62,6 +63,26 @@ Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_1bit.png"))
 with open(os.path.join(seeds, "seed_16bit.pgm"), "wb") as f:  # PIL cannot write 16-bit PNM
     f.write(b"P5\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +
             (gray.astype(">u2") * 257).tobytes())
+# Netpbm beside the binary PGM/PPM of the damaged corpus: plain P1-P3 (comments between
+# samples, a maxval that needs scaling, 16-bit text) and binary P4 (rows padded to a byte).
+def netpbm(name, data):
+    with open(os.path.join(seeds, name), "wb") as f:
+        f.write(data)
+
+
+def text(a):
+    return b"\n".join(b" ".join(b"%d" % v for v in row) for row in a.reshape(a.shape[0], -1)) + b"\n"
+
+
+bits = (gray > 127).astype(np.uint8)
+netpbm("seed_plain.pbm", b"P1\n# plain\n%d %d\n" % (bits.shape[1], bits.shape[0]) +
+       b"\n".join(b"".join(b"%d" % v for v in row) for row in bits) + b"\n")
+netpbm("seed_plain.pgm", b"P2 %d %d 1000 # scaled\n" % (gray.shape[1], gray.shape[0]) +
+       text(gray.astype(np.int64) * 1000 // 255).replace(b"\n", b" # row\n"))
+netpbm("seed_plain16.pgm", b"P2\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +
+       text(gray.astype(np.int64) * 257))
+netpbm("seed_plain.ppm", b"P3\n%d %d\n255\n" % (rgb.shape[1], rgb.shape[0]) + text(rgb))
+Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_binary.pbm"))
 frames = [Image.fromarray(gray), Image.fromarray(255 - gray)]
 frames[0].save(os.path.join(seeds, "seed_animated.gif"), save_all=True, append_images=frames[1:])
 

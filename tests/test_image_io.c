@@ -569,10 +569,10 @@ START_TEST(test_refuses_non_images)
     ck_assert_int_eq(open_status(in_scratch("adir"), DEFAULT_MAX_PIXELS, err), GS_ERR_IO);
     ck_assert_msg(strstr(err, "directory") != NULL, "message: %s", err);
 
-    const char ascii_pgm[] = "P2\n2 1\n255\n0 255\n";
-    write_bytes(in_scratch("ascii.pgm"), ascii_pgm, sizeof ascii_pgm - 1);
-    ck_assert_int_eq(open_status(in_scratch("ascii.pgm"), DEFAULT_MAX_PIXELS, err), GS_ERR_FORMAT);
-    ck_assert_msg(strstr(err, "P2") != NULL, "message: %s", err);
+    const char pam[] = "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x00\xff";
+    write_bytes(in_scratch("a.pam"), pam, sizeof pam - 1);
+    ck_assert_int_eq(open_status(in_scratch("a.pam"), DEFAULT_MAX_PIXELS, err), GS_ERR_FORMAT);
+    ck_assert_msg(strstr(err, "P7") != NULL, "message: %s", err);
 }
 END_TEST
 
@@ -620,6 +620,59 @@ START_TEST(test_pnm_reader)
     ck_assert_int_eq(gs_reader_read_rows(reader, row, 3, 1, err, sizeof err), GS_ERR_FORMAT);
     ck_assert_msg(strstr(err, "truncated") != NULL, "message: %s", err);
     gs_reader_close(reader);
+
+    /* Plain PGM: maxval 1023 scaled as P5's is, comments between samples and right after
+     * a number, a sample over maxval clamped to it, no newline at the end. */
+    const char p2[] = "P2 # plain\n4 1 1023#c\n0 1# one\n 512\n\n99999";
+    write_bytes(in_scratch("p2.pgm"), p2, sizeof p2 - 1);
+    g16 = read_image(in_scratch("p2.pgm"), &info, 1);
+    ck_assert_uint_eq(info.bits, 16);
+    ck_assert_str_eq(info.format, "PGM");
+    const uint16_t e2[4] = {0, 64, 32800, 65535};
+    ck_assert_mem_eq(g16, e2, sizeof e2);
+    free(g16);
+
+    /* Plain PPM, maxval 15, through the same luma as P6. */
+    const char p3[] = "P3\n2 1\n15\n15 0 0  0 0 15\n";
+    write_bytes(in_scratch("p3.ppm"), p3, sizeof p3 - 1);
+    g8 = read_image(in_scratch("p3.ppm"), &info, 1);
+    ck_assert_str_eq(info.format, "PPM");
+    ck_assert_int_eq(info.was_color, 1);
+    const uint8_t e3[2] = {76, 29}; /* red, blue */
+    ck_assert_mem_eq(g8, e3, sizeof e3);
+    free(g8);
+
+    /* Bitmaps: 1 is black (0), 0 is white (255). Plain digits need no space between them;
+     * binary rows are padded to a byte (the padding bits are set here, and ignored). */
+    const char p1[] = "P1\n3 2\n0 1\n0\n110";
+    write_bytes(in_scratch("p1.pbm"), p1, sizeof p1 - 1);
+    g8 = read_image(in_scratch("p1.pbm"), &info, 1);
+    ck_assert_str_eq(info.format, "PBM");
+    ck_assert_uint_eq(info.bits, 8);
+    const uint8_t e1[6] = {255, 0, 255, 0, 0, 255};
+    ck_assert_mem_eq(g8, e1, sizeof e1);
+    free(g8);
+    const unsigned char p4[] = "P4\n# 10 wide\n10 2\n\xA5\xFF\x0F\xC0";
+    write_bytes(in_scratch("p4.pbm"), p4, sizeof p4 - 1);
+    g8 = read_image(in_scratch("p4.pbm"), &info, 1);
+    const uint8_t e4[20] = {0, 255, 0, 255, 255, 0, 255, 0, 0, 0,
+                            255, 255, 255, 255, 0, 0, 0, 0, 0, 0};
+    ck_assert_mem_eq(g8, e4, sizeof e4);
+    free(g8);
+
+    /* Plain rasters that end early or hold something else than samples. */
+    const char *const bad_plain[] = {"P2\n2 2\n255\n1 2 3", "P2\n2 1\n255\n1 x", "P2\n2 1\n255\n1 2x",
+                                     "P1\n2 1\n0 2", "P3\n1 1\n255\n1 2"};
+    for (size_t i = 0; i < sizeof bad_plain / sizeof bad_plain[0]; i++) {
+        write_bytes(in_scratch("bad.pgm"), bad_plain[i], strlen(bad_plain[i]));
+        gs_reader *r = NULL;
+        ck_assert_int_eq(gs_reader_open(in_scratch("bad.pgm"), DEFAULT_MAX_PIXELS, &r, &info, err, sizeof err), GS_OK);
+        uint16_t rows[4];
+        ck_assert_int_eq(gs_reader_read_rows(r, rows, sizeof rows, info.height, err, sizeof err), GS_ERR_FORMAT);
+        ck_assert_msg(strstr(err, i == 0 || i == 4 ? "truncated" : "invalid plain") != NULL, "%s: %s",
+                      bad_plain[i], err);
+        gs_reader_close(r);
+    }
 
     /* Header over max_pixels. */
     const unsigned char big[] = "P5\n70000 70000\n255\n";

@@ -173,6 +173,7 @@ START_TEST(huge_header_refused_before_the_body)
     static const char pgm[] = "P5\n100000 100000\n255\n";
     /* A 65535 x 65535 logical screen, no global table: giflib has read all it needs. */
     static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0};
+    static const char plain_pgm[] = "P2\n100000 100000\n65535\n";
     unsigned char bmp[54] = {'B', 'M'};
     bmp[10] = 54, bmp[14] = 40;              /* pixel offset, BITMAPINFOHEADER size */
     put_be32(bmp + 18, 0xA0860100);          /* width 100000, little-endian */
@@ -184,7 +185,7 @@ START_TEST(huge_header_refused_before_the_body)
         const char *what;
     } cases[] = {{png, sizeof png, "PNG"}, {jpeg, sizeof jpeg, "JPEG"},
                  {pgm, sizeof pgm - 1, "PGM"}, {bmp, sizeof bmp, "BMP"},
-                 {gif, sizeof gif, "GIF"}};
+                 {gif, sizeof gif, "GIF"}, {plain_pgm, sizeof plain_pgm - 1, "plain PGM"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         gs_child_result r;
         run_piped(&r, (const char *const[]){"-", tmp("huge.png"), NULL}, cases[i].data, cases[i].n, 1);
