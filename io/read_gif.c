@@ -130,7 +130,7 @@ static uint32_t count_more_frames(GifFileType *gif)
             if (read_extension(gif, &ignored) == GIF_ERROR) return frames;
             continue;
         }
-        if (type != IMAGE_DESC_RECORD_TYPE || DGifGetImageDesc(gif) == GIF_ERROR) return frames;
+        if (type != IMAGE_DESC_RECORD_TYPE || DGifGetImageHeader(gif) == GIF_ERROR) return frames;
         frames++;
         int code_size;
         GifByteType *block = NULL;
@@ -236,7 +236,9 @@ gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err, si
             goto cleanup;
         }
     }
-    if (DGifGetImageDesc(gif) == GIF_ERROR) {
+    /* DGifGetImageHeader, not DGifGetImageDesc: the latter also keeps a copy of every
+     * frame's descriptor and colour map, memory that would grow with the frames counted. */
+    if (DGifGetImageHeader(gif) == GIF_ERROR) {
         rc = gif_failure(&feed, gif->Error, err, err_size);
         goto cleanup;
     }
