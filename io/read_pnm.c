@@ -211,11 +211,12 @@ static gs_status pnm_read_rows(gs_reader *reader, unsigned char *dst, size_t str
     for (uint32_t r = 0; r < rows; r++) {
         const uint32_t row = reader->next_row + r;
         unsigned char *out = dst + (size_t)r * stride;
-        if (pnm->plain) { /* gray and bitmap samples straight into the output row */
-            void *samples_row = pnm->channels == 1 ? (void *)out : pnm->row;
+        if (pnm->plain) { /* bitmap bytes straight into the output row, samples through row
+                           * (the output row of 16-bit samples need not be aligned for them) */
+            void *samples_row = pnm->bitmap ? (void *)out : pnm->row;
             gs_status rc = plain_row(reader, pnm, row, samples_row, err, err_size);
             if (rc != GS_OK) return rc;
-            if (pnm->channels != 1)
+            if (!pnm->bitmap)
                 gs_row_to_gray(out, samples_row, reader->info.width, pnm->channels, reader->info.bits);
             continue;
         }
@@ -297,7 +298,7 @@ gs_status gs_read_pnm_open(gs_reader *reader, uint64_t max_pixels, char *err, si
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", pnm->row_bytes);
         goto cleanup;
     }
-    if (pnm->channels == 3 || (!pnm->plain && !bitmap)) {
+    if (!bitmap) {
         if (!(pnm->row = malloc(row_samples_bytes))) {
             rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %zu-byte row", row_samples_bytes);
             goto cleanup;
