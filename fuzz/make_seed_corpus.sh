@@ -13,7 +13,8 @@ cp "$ROOT"/samples/*.png "$ROOT"/tests/golden/inputs/*.png "$SEEDS"/
 
 # The valid base files of the damaged corpus (one of every format), plus variants the
 # decoders treat differently: progressive JPEG, RLE TGA, 32-bit BMP, RGBA TGA, PNG and
-# 16-bit PGM, RGBA and 1-bit PNG, animated GIF, a PSD with alpha.
+# 16-bit PGM, plain and bitmap Netpbm, RGBA and 1-bit PNG, animated GIF and GIF first
+# frames, a PSD with alpha.
 "$PYTHON" - "$ROOT" "$SEEDS" <<'EOF'
 import io
 import os
@@ -62,8 +63,56 @@ Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_1bit.png"))
 with open(os.path.join(seeds, "seed_16bit.pgm"), "wb") as f:  # PIL cannot write 16-bit PNM
     f.write(b"P5\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +
             (gray.astype(">u2") * 257).tobytes())
+# Netpbm beside the binary PGM/PPM of the damaged corpus: plain P1-P3 (comments between
+# samples, a maxval that needs scaling, 16-bit text) and binary P4 (rows padded to a byte).
+def netpbm(name, data):
+    with open(os.path.join(seeds, name), "wb") as f:
+        f.write(data)
+
+
+def text(a):
+    return b"\n".join(b" ".join(b"%d" % v for v in row) for row in a.reshape(a.shape[0], -1)) + b"\n"
+
+
+bits = (gray > 127).astype(np.uint8)
+netpbm("seed_plain.pbm", b"P1\n# plain\n%d %d\n" % (bits.shape[1], bits.shape[0]) +
+       b"\n".join(b"".join(b"%d" % v for v in row) for row in bits) + b"\n")
+netpbm("seed_plain.pgm", b"P2 %d %d 1000 # scaled\n" % (gray.shape[1], gray.shape[0]) +
+       text(gray.astype(np.int64) * 1000 // 255).replace(b"\n", b" # row\n"))
+netpbm("seed_plain16.pgm", b"P2\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +
+       text(gray.astype(np.int64) * 257))
+netpbm("seed_plain.ppm", b"P3\n%d %d\n255\n" % (rgb.shape[1], rgb.shape[0]) + text(rgb))
+Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_binary.pbm"))
 frames = [Image.fromarray(gray), Image.fromarray(255 - gray)]
 frames[0].save(os.path.join(seeds, "seed_animated.gif"), save_all=True, append_images=frames[1:])
+
+# GIF first frames giflib's reader takes different paths for: interlaced (PIL interlaces from
+# 16 rows), a transparent index, a local colour table, and, reshaped from PIL's bytes, a
+# frame smaller than the screen and a file with no colour table at all.
+pal = Image.fromarray(make_damaged.noise(rng, 18, 21, 3)).quantize(colors=16)
+save("seed_interlaced.gif", np.asarray(pal.convert("RGB")), "GIF")
+buf = io.BytesIO()
+pal.save(buf, format="GIF", transparency=1)
+with open(os.path.join(seeds, "seed_transparent.gif"), "wb") as f:
+    f.write(buf.getvalue())
+buf = io.BytesIO()
+pal.save(buf, format="GIF", include_color_table=True, interlace=False)
+with open(os.path.join(seeds, "seed_local_table.gif"), "wb") as f:
+    f.write(buf.getvalue())
+buf = io.BytesIO()
+pal.save(buf, format="GIF", interlace=False)
+plain = bytearray(buf.getvalue())
+table = 3 << ((plain[10] & 7) + 1)
+at = 13 + table  # the first block after the global table: PIL writes the image there
+assert plain[at] == 0x2C
+small = bytearray(plain)
+small[6:10] = (40).to_bytes(2, "little") + (30).to_bytes(2, "little")  # the screen
+small[at + 1:at + 5] = (5).to_bytes(2, "little") + (7).to_bytes(2, "little")  # the frame's place
+with open(os.path.join(seeds, "seed_small_frame.gif"), "wb") as f:
+    f.write(bytes(small))
+bare = plain[:10] + bytes([plain[10] & 0x7F]) + plain[11:13] + plain[13 + table:]
+with open(os.path.join(seeds, "seed_no_table.gif"), "wb") as f:
+    f.write(bytes(bare))
 with open(os.path.join(seeds, "seed_rgba.psd"), "wb") as f:
     f.write(make_damaged.psd(rgba, make_damaged.PSD_MODE_RGB))
 EOF

@@ -1,4 +1,4 @@
-/* read_stb.c: the reader for JPEG, BMP, TGA, GIF (first frame), PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
+/* read_stb.c: the reader for JPEG, BMP, TGA, PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
 #include <stb_image.h>
 
 #include "io_internal.h"
@@ -24,7 +24,7 @@ static const char *stb_reason(void)
     return reason ? reason : "unknown error";
 }
 
-/* stb_image says 4 channels for every GIF and PSD, transparent or not; for those the
+/* stb_image says 4 channels for every PSD, transparent or not; for those the
  * alpha channel only counts as dropped when some pixel is not fully opaque. */
 static int alpha_in_use(const stb_state *img, uint64_t pixels, unsigned bits)
 {
@@ -73,7 +73,7 @@ static const gs_reader_ops stb_ops = {
 
 /* The input as stb_image callbacks that notice a decoder wanting bytes past the end: stb
  * pads a short input with zeros and reports success, so without this a truncated BMP,
- * TGA, GIF, PSD or HDR would decode into an image with a made-up bottom. Refills take what
+ * TGA, PSD or HDR would decode into an image with a made-up bottom. Refills take what
  * a stream has ready (stbi_info then returns on a header alone); exact reads wait. */
 typedef struct stb_feed {
     gs_source *src;      /* the reader's input */
@@ -190,7 +190,7 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
     reader->info.format = format;
     reader->info.was_color = img->channels >= 3;
     reader->info.had_alpha = img->channels == 2 || img->channels == 4;
-    if (reader->info.had_alpha && (strcmp(format, "GIF") == 0 || strcmp(format, "PSD") == 0))
+    if (reader->info.had_alpha && strcmp(format, "PSD") == 0)
         reader->info.had_alpha = alpha_in_use(img, (uint64_t)width * (uint64_t)height, bits);
 
     reader->ops = &stb_ops;

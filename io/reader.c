@@ -32,8 +32,6 @@ static const struct {
     const char *name;
 } stb_magic[] = {
     {"BM", 2, "BMP"},
-    {"GIF87a", 6, "GIF"},
-    {"GIF89a", 6, "GIF"},
     {"8BPS", 4, "PSD"},
     {"#?RADIANCE\n", 11, "HDR"},
     {"#?RGBE\n", 7, "HDR"},
@@ -88,13 +86,15 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     if (head_starts(reader, "II*\0", 4) || head_starts(reader, "MM\0*", 4) ||
         head_starts(reader, "II+\0", 4) || head_starts(reader, "MM\0+", 4))
         return gs_read_tiff_open(reader, max_pixels, err, err_size);
+    if (head_starts(reader, "GIF87a", 6) || head_starts(reader, "GIF89a", 6))
+        return gs_read_gif_open(reader, max_pixels, err, err_size);
 
     if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
         char kind = (char)reader->head[1];
-        if (kind == '5' || kind == '6') return gs_read_pnm_open(reader, max_pixels, err, err_size);
-        if ((kind >= '1' && kind <= '4') || kind == '7')
+        if (kind >= '1' && kind <= '6') return gs_read_pnm_open(reader, max_pixels, err, err_size);
+        if (kind == '7')
             return gs_fail(err, err_size, GS_ERR_FORMAT,
-                           "Netpbm type P%c is not supported (only binary PGM P5 and PPM P6)", kind);
+                           "Netpbm type P7 (PAM) is not supported (only PBM, PGM and PPM: P1 to P6)");
     }
 
     for (size_t i = 0; i < sizeof stb_magic / sizeof stb_magic[0]; i++)

@@ -657,10 +657,10 @@ START_TEST(test_refuses_non_images)
     ck_assert_int_eq(open_status(in_scratch("adir"), DEFAULT_MAX_PIXELS, err), GS_ERR_IO);
     ck_assert_msg(strstr(err, "directory") != NULL, "message: %s", err);
 
-    const char ascii_pgm[] = "P2\n2 1\n255\n0 255\n";
-    write_bytes(in_scratch("ascii.pgm"), ascii_pgm, sizeof ascii_pgm - 1);
-    ck_assert_int_eq(open_status(in_scratch("ascii.pgm"), DEFAULT_MAX_PIXELS, err), GS_ERR_FORMAT);
-    ck_assert_msg(strstr(err, "P2") != NULL, "message: %s", err);
+    const char pam[] = "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x00\xff";
+    write_bytes(in_scratch("a.pam"), pam, sizeof pam - 1);
+    ck_assert_int_eq(open_status(in_scratch("a.pam"), DEFAULT_MAX_PIXELS, err), GS_ERR_FORMAT);
+    ck_assert_msg(strstr(err, "P7") != NULL, "message: %s", err);
 }
 END_TEST
 
@@ -709,6 +709,59 @@ START_TEST(test_pnm_reader)
     ck_assert_msg(strstr(err, "truncated") != NULL, "message: %s", err);
     gs_reader_close(reader);
 
+    /* Plain PGM: maxval 1023 scaled as P5's is, comments between samples and right after
+     * a number, a sample over maxval clamped to it, no newline at the end. */
+    const char p2[] = "P2 # plain\n4 1 1023#c\n0 1# one\n 512\n\n99999";
+    write_bytes(in_scratch("p2.pgm"), p2, sizeof p2 - 1);
+    g16 = read_image(in_scratch("p2.pgm"), &info, 1);
+    ck_assert_uint_eq(info.bits, 16);
+    ck_assert_str_eq(info.format, "PGM");
+    const uint16_t e2[4] = {0, 64, 32800, 65535};
+    ck_assert_mem_eq(g16, e2, sizeof e2);
+    free(g16);
+
+    /* Plain PPM, maxval 15, through the same luma as P6. */
+    const char p3[] = "P3\n2 1\n15\n15 0 0  0 0 15\n";
+    write_bytes(in_scratch("p3.ppm"), p3, sizeof p3 - 1);
+    g8 = read_image(in_scratch("p3.ppm"), &info, 1);
+    ck_assert_str_eq(info.format, "PPM");
+    ck_assert_int_eq(info.was_color, 1);
+    const uint8_t e3[2] = {76, 29}; /* red, blue */
+    ck_assert_mem_eq(g8, e3, sizeof e3);
+    free(g8);
+
+    /* Bitmaps: 1 is black (0), 0 is white (255). Plain digits need no space between them;
+     * binary rows are padded to a byte (the padding bits are set here, and ignored). */
+    const char p1[] = "P1\n3 2\n0 1\n0\n110";
+    write_bytes(in_scratch("p1.pbm"), p1, sizeof p1 - 1);
+    g8 = read_image(in_scratch("p1.pbm"), &info, 1);
+    ck_assert_str_eq(info.format, "PBM");
+    ck_assert_uint_eq(info.bits, 8);
+    const uint8_t e1[6] = {255, 0, 255, 0, 0, 255};
+    ck_assert_mem_eq(g8, e1, sizeof e1);
+    free(g8);
+    const unsigned char p4[] = "P4\n# 10 wide\n10 2\n\xA5\xFF\x0F\xC0";
+    write_bytes(in_scratch("p4.pbm"), p4, sizeof p4 - 1);
+    g8 = read_image(in_scratch("p4.pbm"), &info, 1);
+    const uint8_t e4[20] = {0, 255, 0, 255, 255, 0, 255, 0, 0, 0,
+                            255, 255, 255, 255, 0, 0, 0, 0, 0, 0};
+    ck_assert_mem_eq(g8, e4, sizeof e4);
+    free(g8);
+
+    /* Plain rasters that end early or hold something else than samples. */
+    const char *const bad_plain[] = {"P2\n2 2\n255\n1 2 3", "P2\n2 1\n255\n1 x", "P2\n2 1\n255\n1 2x",
+                                     "P1\n2 1\n0 2", "P3\n1 1\n255\n1 2"};
+    for (size_t i = 0; i < sizeof bad_plain / sizeof bad_plain[0]; i++) {
+        write_bytes(in_scratch("bad.pgm"), bad_plain[i], strlen(bad_plain[i]));
+        gs_reader *r = NULL;
+        ck_assert_int_eq(gs_reader_open(in_scratch("bad.pgm"), DEFAULT_MAX_PIXELS, &r, &info, err, sizeof err), GS_OK);
+        uint16_t rows[4];
+        ck_assert_int_eq(gs_reader_read_rows(r, rows, sizeof rows, info.height, err, sizeof err), GS_ERR_FORMAT);
+        ck_assert_msg(strstr(err, i == 0 || i == 4 ? "truncated" : "invalid plain") != NULL, "%s: %s",
+                      bad_plain[i], err);
+        gs_reader_close(r);
+    }
+
     /* Header over max_pixels. */
     const unsigned char big[] = "P5\n70000 70000\n255\n";
     write_bytes(in_scratch("e.pgm"), big, sizeof big - 1);
@@ -751,7 +804,7 @@ START_TEST(test_gif_alpha_only_when_used)
 {
     /* A 2x1 GIF89a, palette {red, blue}, pixels 0 1 (LZW by hand: clear, 0, 1, end at 3 bits
      * each), with and without a graphic control extension making index 1 transparent.
-     * stb_image reports 4 channels for every GIF; alpha counts only when a pixel uses it. */
+     * Alpha counts as dropped only when a pixel is the transparent index. */
     static const unsigned char head[] = {'G', 'I', 'F', '8', '9', 'a', 2, 0, 1, 0, 0x80, 0, 0,
                                          255, 0, 0, 0, 0, 255};
     static const unsigned char gce[] = {0x21, 0xF9, 0x04, 0x01, 0, 0, 1, 0};
@@ -779,6 +832,189 @@ START_TEST(test_gif_alpha_only_when_used)
         if (!transparent) ck_assert_uint_eq(gray[1], 29); /* blue */
         free(gray);
     }
+}
+END_TEST
+
+/* ---- GIFs made by hand: literal LZW codes only, independent of the code under test ---- */
+
+#define GIF_TEST_MAX 4096          /* bytes of the largest hand-made GIF */
+#define GIF_LZW_CLEAR 256u         /* minimum code size 8: clear 256, end 257, 9-bit codes */
+#define GIF_LZW_END 257u
+#define GIF_LZW_BITS 9u
+#define GIF_LZW_RUN 250u           /* literals between clears: the table stays below 512 */
+
+typedef struct gif_frame {
+    uint16_t x, y, w, h;
+    int interlace;                 /* rows stored in the four passes' order */
+    const unsigned char *lct;      /* local table of 2^lct_bits RGB entries, or NULL */
+    unsigned lct_bits;
+    int transparent;               /* transparent index, or -1 */
+    const unsigned char *idx;      /* h x w indices, top row first */
+} gif_frame;
+
+typedef struct gif_bits {
+    unsigned char *block;          /* the sub-block being filled (its length byte) */
+    unsigned char *end;            /* next byte to write */
+    uint32_t acc, nacc;            /* bits waiting, LSB first */
+} gif_bits;
+
+static void gif_put_byte(gif_bits *b, unsigned char c)
+{
+    if (*b->block == 255) { /* a full sub-block: start the next */
+        b->block = b->end++;
+        *b->block = 0;
+    }
+    *b->end++ = c;
+    ++*b->block;
+}
+
+static void gif_put_code(gif_bits *b, uint32_t code)
+{
+    b->acc |= code << b->nacc;
+    for (b->nacc += GIF_LZW_BITS; b->nacc >= 8; b->nacc -= 8, b->acc >>= 8)
+        gif_put_byte(b, (unsigned char)b->acc);
+}
+
+/* The frame's rows in the file's order: the passes (rows 0, 8, ...; 4, 12, ...; 2, 6, ...;
+ * 1, 3, ...) when interlaced. */
+static uint32_t gif_file_row(const gif_frame *f, uint32_t n)
+{
+    if (!f->interlace) return n;
+    static const uint32_t start[4] = {0, 4, 2, 1}, step[4] = {8, 8, 4, 2};
+    for (int p = 0; p < 4; p++)
+        for (uint32_t y = start[p]; y < f->h; y += step[p])
+            if (n-- == 0) return y;
+    return 0;
+}
+
+/* A GIF89a of `frames` on a sw x sh screen with an optional global table. */
+static size_t make_gif(unsigned char *buf, uint16_t sw, uint16_t sh, const unsigned char *gct,
+                       unsigned gct_bits, const gif_frame *frames, int nframes)
+{
+    unsigned char *p = buf;
+    memcpy(p, "GIF89a", 6), p += 6;
+    *p++ = (unsigned char)sw, *p++ = (unsigned char)(sw >> 8);
+    *p++ = (unsigned char)sh, *p++ = (unsigned char)(sh >> 8);
+    *p++ = gct ? (unsigned char)(0x80 | (gct_bits - 1)) : 0, *p++ = 0, *p++ = 0;
+    if (gct) memcpy(p, gct, 3u << gct_bits), p += 3u << gct_bits;
+    for (int i = 0; i < nframes; i++) {
+        const gif_frame *f = &frames[i];
+        if (f->transparent >= 0) {
+            const unsigned char gce[8] = {0x21, 0xF9, 4, 1, 0, 0, (unsigned char)f->transparent, 0};
+            memcpy(p, gce, sizeof gce), p += sizeof gce;
+        }
+        *p++ = ',';
+        const uint16_t d[4] = {f->x, f->y, f->w, f->h};
+        for (int k = 0; k < 4; k++) *p++ = (unsigned char)d[k], *p++ = (unsigned char)(d[k] >> 8);
+        *p++ = (unsigned char)((f->interlace ? 0x40 : 0) | (f->lct ? 0x80 | (f->lct_bits - 1) : 0));
+        if (f->lct) memcpy(p, f->lct, 3u << f->lct_bits), p += 3u << f->lct_bits;
+        *p++ = 8; /* minimum code size */
+        gif_bits b = {p, p + 1, 0, 0};
+        *p = 0;
+        gif_put_code(&b, GIF_LZW_CLEAR);
+        for (uint32_t n = 0, run = 0; n < f->h; n++) {
+            const unsigned char *row = f->idx + (size_t)gif_file_row(f, n) * f->w;
+            for (uint32_t x = 0; x < f->w; x++, run++) {
+                if (run == GIF_LZW_RUN) gif_put_code(&b, GIF_LZW_CLEAR), run = 0;
+                gif_put_code(&b, row[x]);
+            }
+        }
+        gif_put_code(&b, GIF_LZW_END);
+        if (b.nacc) gif_put_byte(&b, (unsigned char)b.acc);
+        p = b.end;
+        *p++ = 0; /* the data's terminator */
+    }
+    *p++ = ';';
+    ck_assert_uint_le((size_t)(p - buf), GIF_TEST_MAX);
+    return (size_t)(p - buf);
+}
+
+/* BT.601 in libjpeg's fixed point, written out here apart from the code under test. */
+static uint8_t rgb_gray(const unsigned char *rgb)
+{
+    return (uint8_t)((19595u * rgb[0] + 38470u * rgb[1] + 7471u * rgb[2] + 32768u) >> 16);
+}
+
+/* The first frame placed on the screen, transparency, local and global tables, no table,
+ * indices past a short table, interlacing, a frame past the screen, the frame count,
+ * truncation and the pixel limit. */
+START_TEST(test_gif_frames)
+{
+    static unsigned char gct[3 * 16], lct[3 * 16], idx[40 * 11];
+    for (int i = 0; i < 16; i++) {
+        gct[3 * i] = (unsigned char)(i * 16), gct[3 * i + 1] = (unsigned char)(255 - i * 7);
+        gct[3 * i + 2] = (unsigned char)(i * i);
+        lct[3 * i] = (unsigned char)(i * 5), lct[3 * i + 1] = (unsigned char)(i * 3);
+        lct[3 * i + 2] = (unsigned char)(250 - i);
+    }
+    unsigned char file[GIF_TEST_MAX];
+    gs_image_info info;
+    const char *path = in_scratch("f.gif");
+
+    /* Interlaced, 40 x 11, row y holding y * 20 + x, no table: gray = index, and the rows
+     * come back in picture order. */
+    for (uint32_t y = 0; y < 11; y++)
+        for (uint32_t x = 0; x < 40; x++) idx[y * 40 + x] = (unsigned char)(y * 20 + x);
+    gif_frame f = {0, 0, 40, 11, 1, NULL, 0, -1, idx};
+    write_bytes(path, file, make_gif(file, 40, 11, NULL, 0, &f, 1));
+    uint8_t *g = read_image(path, &info, 3);
+    ck_assert_uint_eq(info.width, 40);
+    ck_assert_uint_eq(info.height, 11);
+    ck_assert_mem_eq(g, idx, sizeof idx);
+    ck_assert_int_eq(info.was_color, 0);
+    ck_assert_uint_eq(info.pages, 1);
+    free(g);
+
+    /* A 5 x 3 frame at (2, 1) on a 9 x 6 screen, indices < 16, global table: outside the
+     * frame index 0's colour; with index 7 transparent, index 7's (alpha: the fill is it). */
+    for (int i = 0; i < 15; i++) idx[i] = (unsigned char)(i + 1);
+    for (int transparent = -1; transparent <= 7; transparent += 8) {
+        f = (gif_frame){2, 1, 5, 3, 0, NULL, 0, transparent, idx};
+        write_bytes(path, file, make_gif(file, 9, 6, gct, 4, &f, 1));
+        g = read_image(path, &info, 4);
+        ck_assert_uint_eq(info.width, 9);
+        ck_assert_uint_eq(info.height, 6);
+        ck_assert_int_eq(info.was_color, 1);
+        ck_assert_int_eq(info.had_alpha, transparent >= 0);
+        const uint8_t fill = rgb_gray(gct + 3 * (transparent >= 0 ? transparent : 0));
+        for (uint32_t y = 0; y < 6; y++)
+            for (uint32_t x = 0; x < 9; x++) {
+                const int in = x >= 2 && x < 7 && y >= 1 && y < 4;
+                const uint8_t want = in ? rgb_gray(gct + 3 * idx[(y - 1) * 5 + (x - 2)]) : fill;
+                ck_assert_msg(g[y * 9 + x] == want, "transparent %d, (%u, %u): %u, want %u",
+                              transparent, x, y, g[y * 9 + x], want);
+            }
+        free(g);
+    }
+
+    /* The local table beats the global one; an index past a 2-entry table is its own gray;
+     * a frame reaching past the screen grows it; a second frame is counted. */
+    idx[0] = 1, idx[1] = 200, idx[2] = 0, idx[3] = 2;
+    gif_frame two[2] = {{1, 1, 2, 2, 0, lct, 1, -1, idx}, {0, 0, 1, 1, 0, NULL, 0, -1, idx}};
+    write_bytes(path, file, make_gif(file, 2, 2, gct, 4, two, 2));
+    g = read_image(path, &info, 1);
+    ck_assert_uint_eq(info.width, 3);
+    ck_assert_uint_eq(info.height, 3);
+    ck_assert_uint_eq(info.pages, 2);
+    const uint8_t l0 = rgb_gray(lct), l1 = rgb_gray(lct + 3);
+    const uint8_t want3[9] = {l0, l0, l0, l0, l1, 200, l0, l0, 2};
+    ck_assert_mem_eq(g, want3, sizeof want3);
+    free(g);
+
+    /* The same file without its trailer and its data's terminator is whole; cut inside the
+     * pixel data it is truncated; over the pixel limit of the grown screen it is refused. */
+    size_t n = make_gif(file, 2, 2, gct, 4, two, 1);
+    write_bytes(path, file, n - 2);
+    g = read_image(path, &info, 1);
+    ck_assert_mem_eq(g, want3, sizeof want3);
+    free(g);
+    char err[ERR_SIZE] = "";
+    write_bytes(path, file, n - 4);
+    ck_assert_int_eq(open_status(path, DEFAULT_MAX_PIXELS, err), GS_ERR_FORMAT);
+    ck_assert_msg(strstr(err, "truncated GIF") != NULL, "message: %s", err);
+    write_bytes(path, file, n);
+    ck_assert_int_eq(open_status(path, 8, err), GS_ERR_TOO_LARGE);
+    ck_assert_int_eq(open_status(path, 9, err), GS_OK);
 }
 END_TEST
 
@@ -1079,6 +1315,7 @@ static Suite *image_io_suite(void)
     tcase_add_test(tc, test_pnm_reader);
     tcase_add_test(tc, test_stb_formats_roundtrip);
     tcase_add_test(tc, test_gif_alpha_only_when_used);
+    tcase_add_test(tc, test_gif_frames);
     tcase_add_test(tc, test_stdin_input);
     tcase_add_test(tc, test_stdout_output);
     tcase_add_test(tc, test_row_count_and_stride_checks);

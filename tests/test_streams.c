@@ -157,9 +157,9 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
 }
 
-/* Headers that claim 100000 x 100000 (JPEG: 65535 x 65535, its largest), written into a
- * pipe whose writer then blocks: each must be refused on its header alone (a reader that
- * waited for the body would wait until the time limit kills it). */
+/* Headers that claim 100000 x 100000 (JPEG and GIF: 65535 x 65535, their largest), written
+ * into a pipe whose writer then blocks: each must be refused on its header alone (a reader
+ * that waited for the body would wait until the time limit kills it). */
 START_TEST(huge_header_refused_before_the_body)
 {
     unsigned char png[33] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
@@ -171,6 +171,9 @@ START_TEST(huge_header_refused_before_the_body)
     static const unsigned char jpeg[] = {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0xFF, 0xFF,
                                          0xFF, 0xFF, 0x01, 0x01, 0x11, 0x00, 0xFF, 0xC4};
     static const char pgm[] = "P5\n100000 100000\n255\n";
+    /* A 65535 x 65535 logical screen, no global table: giflib has read all it needs. */
+    static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0};
+    static const char plain_pgm[] = "P2\n100000 100000\n65535\n";
     unsigned char bmp[54] = {'B', 'M'};
     bmp[10] = 54, bmp[14] = 40;              /* pixel offset, BITMAPINFOHEADER size */
     put_be32(bmp + 18, 0xA0860100);          /* width 100000, little-endian */
@@ -181,7 +184,8 @@ START_TEST(huge_header_refused_before_the_body)
         size_t n;
         const char *what;
     } cases[] = {{png, sizeof png, "PNG"}, {jpeg, sizeof jpeg, "JPEG"},
-                 {pgm, sizeof pgm - 1, "PGM"}, {bmp, sizeof bmp, "BMP"}};
+                 {pgm, sizeof pgm - 1, "PGM"}, {bmp, sizeof bmp, "BMP"},
+                 {gif, sizeof gif, "GIF"}, {plain_pgm, sizeof plain_pgm - 1, "plain PGM"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         gs_child_result r;
         run_piped(&r, (const char *const[]){"-", tmp("huge.png"), NULL}, cases[i].data, cases[i].n, 1);

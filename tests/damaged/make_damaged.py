@@ -263,9 +263,10 @@ def bases(rng):
 TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif")
 
 # Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
-# (12 bytes), GIF's trailer byte, the TGA 2.0 footer PIL writes (26 bytes). A cut inside
-# them leaves a complete image, so either outcome is right there.
-TAIL_NOT_NEEDED = {".png": 12, ".gif": 1, ".tga": 26}
+# (12 bytes), GIF's trailer byte and the image data's terminator before it (PIL reads a GIF
+# without both), the TGA 2.0 footer PIL writes (26 bytes). A cut inside them leaves a
+# complete image, so either outcome is right there.
+TAIL_NOT_NEEDED = {".png": 12, ".gif": 2, ".tga": 26}
 
 
 def truncations(out_dir, name, data):
@@ -415,8 +416,12 @@ def netpbm_lies(out_dir):
         ("pgm_negative", b"P5\n-4 4\n255\n" + bytes(16)),
         ("pgm_header_only", b"P5\n4 4\n255\n"),
         ("pgm_comment_forever", b"P5\n# " + b"x" * 4000),
-        ("pgm_ascii_p2", b"P2\n2 2\n255\n0 1 2 3\n"),
-        ("pbm_p4", b"P4\n8 1\n\xff"),
+        ("pgm_plain_short", b"P2\n2 2\n255\n0 1 2\n"),
+        ("pgm_plain_letter", b"P2\n2 2\n255\n0 1 x 3\n"),
+        ("pgm_plain_sign", b"P2\n2 1\n255\n0 -1\n"),
+        ("pbm_plain_digit_2", b"P1\n2 1\n0 2\n"),
+        ("pbm_p4_short", b"P4\n8 2\n\xff"),
+        ("pam_p7", b"P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\x00\x01"),
         ("pgm_digits_overflow", b"P5\n99999999999999999999 1\n255\n"),
     ]
     for name, data in lies:
