@@ -1,4 +1,4 @@
-/* read_stb.c: the reader for JPEG, BMP, TGA, PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
+/* read_stb.c: the reader for BMP, PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
 #include <stb_image.h>
 
 #include "io_internal.h"
@@ -73,7 +73,7 @@ static const gs_reader_ops stb_ops = {
 
 /* The input as stb_image callbacks that notice a decoder wanting bytes past the end: stb
  * pads a short input with zeros and reports success, so without this a truncated BMP,
- * TGA, PSD or HDR would decode into an image with a made-up bottom. Refills take what
+ * PSD or HDR would decode into an image with a made-up bottom. Refills take what
  * a stream has ready (stbi_info then returns on a header alone); exact reads wait. */
 typedef struct stb_feed {
     gs_source *src;      /* the reader's input */
@@ -133,7 +133,7 @@ gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *f
                          GS_SUPPORTED_INPUTS);
         goto cleanup;
     }
-    if (!format) format = "TGA"; /* the only format stb_image accepts without a signature */
+    if (!format) format = "image"; /* stb_image told the format itself (the fuzz harness) */
     if (width <= 0 || height <= 0 || comp < 1 || comp > 4) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT, "invalid %s header (%dx%d, %d channels)",
                      format, width, height, comp);

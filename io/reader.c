@@ -24,8 +24,7 @@ static int head_starts(const gs_reader *reader, const void *magic, size_t len)
 }
 
 
-/* Signatures of the formats stb_image reads, for the format name and a sharper error.
- * TGA has no signature: stb_image decides it when nothing here matched. */
+/* Signatures of the formats stb_image reads, for the format name and a sharper error. */
 static const struct {
     const char *magic;
     size_t len;
@@ -101,7 +100,8 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
         if (head_starts(reader, stb_magic[i].magic, stb_magic[i].len))
             return gs_read_stb_open(reader, max_pixels, stb_magic[i].name, err, err_size);
 
-    return gs_read_stb_open(reader, max_pixels, NULL, err, err_size);
+    /* TGA has no signature: last, with a strict check of its header. */
+    return gs_read_tga_open(reader, max_pixels, err, err_size);
 }
 
 /* ---- public API ---- */
