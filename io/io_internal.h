@@ -191,10 +191,12 @@ gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
 int gs_png_fast_takes(const unsigned char *head, size_t head_len);
 gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *err,
                                 size_t err_size);
-/* `format` is the name detected from the magic bytes (BMP, PSD, HDR, PIC), or NULL to
- * let stb_image tell which of them it is (the fuzz harness). */
+/* `format` is the name detected from the magic bytes (PSD, HDR, PIC), or NULL to let
+ * stb_image tell which of them it is (the fuzz harness). */
 gs_status gs_read_stb_open(gs_reader *reader, uint64_t max_pixels, const char *format,
                            char *err, size_t err_size);
+gs_status gs_read_bmp_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
 /* TGA has no signature: reader.c calls this last, and a head that is no TGA header gets
  * the "not an image in a supported format" error. */
 gs_status gs_read_tga_open(gs_reader *reader, uint64_t max_pixels, char *err,

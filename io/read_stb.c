@@ -1,4 +1,4 @@
-/* read_stb.c: the reader for BMP, PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
+/* read_stb.c: the reader for PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
 #include <stb_image.h>
 
 #include "io_internal.h"
@@ -72,8 +72,8 @@ static const gs_reader_ops stb_ops = {
 #define STB_REFILL_SIZE 128
 
 /* The input as stb_image callbacks that notice a decoder wanting bytes past the end: stb
- * pads a short input with zeros and reports success, so without this a truncated BMP,
- * PSD or HDR would decode into an image with a made-up bottom. Refills take what
+ * pads a short input with zeros and reports success, so without this a truncated PSD
+ * or HDR would decode into an image with a made-up bottom. Refills take what
  * a stream has ready (stbi_info then returns on a header alone); exact reads wait. */
 typedef struct stb_feed {
     gs_source *src;      /* the reader's input */

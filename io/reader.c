@@ -30,7 +30,6 @@ static const struct {
     size_t len;
     const char *name;
 } stb_magic[] = {
-    {"BM", 2, "BMP"},
     {"8BPS", 4, "PSD"},
     {"#?RADIANCE\n", 11, "HDR"},
     {"#?RGBE\n", 7, "HDR"},
@@ -95,6 +94,8 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
             return gs_fail(err, err_size, GS_ERR_FORMAT,
                            "Netpbm type P7 (PAM) is not supported (only PBM, PGM and PPM: P1 to P6)");
     }
+
+    if (head_starts(reader, "BM", 2)) return gs_read_bmp_open(reader, max_pixels, err, err_size);
 
     for (size_t i = 0; i < sizeof stb_magic / sizeof stb_magic[0]; i++)
         if (head_starts(reader, stb_magic[i].magic, stb_magic[i].len))
