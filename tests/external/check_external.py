@@ -13,8 +13,15 @@ The reference for each file (reference_gray):
     (the codecs tifffile leaves to imagecodecs), else PIL (libtiff). Not OpenCV: its
     planar 16-bit RGB comes out wrong (Pillow's tiff_strip_planar_16bit_RGB.tiff).
   - PGM/PPM/PBM: OpenCV (16-bit kept), else PIL.
-  - BMP: PIL, else OpenCV (bitfield layouts PIL refuses).
+  - BMP: PIL, else OpenCV (bitfield layouts PIL refuses). Run-length (RLE4/RLE8) files:
+    OpenCV alone, as Pillow before 12.2 reads each delta escape's two bytes twice and
+    Pillow up to 12.3 drops the last pixel of an odd RLE4 absolute run (both fixed
+    upstream); OpenCV is no reference for a 32-bit BI_BITFIELDS file whose masks sit after
+    a 40-byte header or in a 52-byte one unless they are BGRA's, as OpenCV 4.6 reads only
+    masks from headers of 56 bytes or more and takes the others' pixels as BGRA.
   - GIF (first frame), TGA, PSD: PIL.
+  - BMP and TGA palettes in PIL: an index past the palette's end is black, as in Pillow
+    10.1 and later (Pillow 9 gave such indices the gray ramp its palettes started as).
 Colour becomes gray with BT.601 in libjpeg's fixed point, alpha is dropped, palettes are
 expanded, 1/2/4-bit gray scales to 0..255, as DESIGN.md states for gsmooth.
 
@@ -110,8 +117,12 @@ def pil_gray(path):
         if mode in ("L", "LA"):
             return np.asarray(im.convert("L"))
         if mode == "P" or mode == "PA":
-            im = im.convert("RGBA")
-            return to_gray(np.asarray(im))
+            index = np.asarray(im)
+            entries = len(im.palette.palette) // len(im.palette.mode) if im.palette else 256
+            gray = to_gray(np.asarray(im.convert("RGBA")))
+            if im.format in ("BMP", "TGA"):
+                gray[index >= entries] = 0
+            return gray
         if mode == "CMYK":
             return to_gray(np.asarray(im.convert("RGB")))
         if mode in ("RGB", "RGBA", "RGBX", "RGBa"):
@@ -141,6 +152,33 @@ def cv2_jpeg_gray(path):
     if a is None:
         raise ValueError("OpenCV refuses it")
     return a
+
+
+BMP_RLE = (1, 2)             # biCompression: RLE8, RLE4
+BMP_BITFIELDS = 3
+BMP_BGRA_MASKS = (0xFF0000, 0xFF00, 0xFF)
+BMP_MASKS_IN_HEADER = 56     # OpenCV 4.6 reads 32-bit masks from headers this long or longer
+
+
+def bmp_compression(path):
+    with open(path, "rb") as f:
+        head = f.read(34)
+    if len(head) < 34 or int.from_bytes(head[14:18], "little") < 20:
+        return 0
+    return int.from_bytes(head[30:34], "little")
+
+
+def bmp_cv2_gray(path):
+    """OpenCV, where it applies the file's bit-field masks."""
+    with open(path, "rb") as f:
+        head = f.read(66)
+    header_size = int.from_bytes(head[14:18], "little")
+    bits = int.from_bytes(head[28:30], "little")
+    masks = tuple(int.from_bytes(head[54 + 4 * i:58 + 4 * i], "little") for i in range(3))
+    if (bmp_compression(path) == BMP_BITFIELDS and bits == 32 and
+            header_size < BMP_MASKS_IN_HEADER and masks != BMP_BGRA_MASKS):
+        raise ValueError("OpenCV 4.6 ignores 32-bit masks outside a 56-byte or longer header")
+    return cv2_gray(path)
 
 
 def tifffile_gray(path):
@@ -203,7 +241,9 @@ def reference_gray(path):
     if head[:1] == b"P" and head[1:2] in b"123456":
         return first_of(path, [("OpenCV", cv2_gray), ("PIL", pil_gray)])
     if head[:2] == b"BM":
-        return first_of(path, [("PIL", pil_gray), ("OpenCV", cv2_gray)])
+        if bmp_compression(path) in BMP_RLE:
+            return first_of(path, [("OpenCV", cv2_gray)])
+        return first_of(path, [("PIL", pil_gray), ("OpenCV", bmp_cv2_gray)])
     if head[:3] == b"\xff\xd8\xff":
         return first_of(path, [("PIL", pil_gray), ("OpenCV (libjpeg-turbo gray)", cv2_jpeg_gray)])
     return first_of(path, [("PIL", pil_gray)])
