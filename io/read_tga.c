@@ -1,4 +1,4 @@
-/* read_tga.c: the reader for Truevision TGA: colour-mapped, true-colour and gray images (types 1, 2, 3), raw or run-length (9, 10, 11), 8/15/16/24/32-bit, every origin; top-down rows are streamed, bottom-up images decoded whole. */
+/* read_tga.c: the reader for Truevision TGA: colour-mapped, true-colour and gray images (types 1, 2, 3), raw or run-length (9, 10, 11), 8/15/16/24/32-bit (and Pillow's raw 1-bit gray), every origin; top-down rows are streamed, bottom-up images decoded whole. */
 #include "bmp_tga_common.h"
 #include "io_internal.h"
 
@@ -53,8 +53,14 @@
 #define TGA_FIVE_BITS 5
 #define TGA_FIVE_MASK 0x1Fu
 
-/* Pixels decoded per step of a row: bounds the working memory whatever the width. */
+/* Pixels decoded per step of a row: bounds the working memory whatever the width; a
+ * multiple of 8, so a step of 1-bit pixels starts on a byte. */
 #define TGA_CHUNK_PIXELS 4096u
+_Static_assert(TGA_CHUNK_PIXELS % 8 == 0, "a chunk of 1-bit pixels must end on a byte");
+/* Pillow writes 1-bit gray as type 3 of depth 1, rows of bits (the first pixel the high
+ * bit) padded to a byte, and reads it back as black and white; no other writer does, and
+ * the format defines no run-length form of it. */
+#define TGA_BILEVEL_DEPTH 1
 #define TGA_MAX_PIXEL_BYTES 4
 /* Entries a 16-bit index reaches. */
 #define TGA_INDEX16_ENTRIES 65536u
@@ -62,7 +68,7 @@
 typedef struct tga_state {
     uint32_t width, height;
     unsigned type;         /* TGA_MAPPED, TGA_TRUE_COLOUR or TGA_GRAY */
-    unsigned pixel_bytes;  /* 1..4 */
+    unsigned pixel_bytes;  /* 1..4; 0 for 1-bit gray */
     int rle;               /* run-length packets */
     int top_down;          /* the file's first row is the top one */
     int right_to_left;     /* each row's first pixel is its rightmost */
@@ -130,8 +136,11 @@ static void decode_pixels(tga_state *t, uint32_t n, uint8_t *out)
         for (uint32_t x = 0; x < n; x++)
             out[x] = t->gray[t->pixel_bytes == 1 ? p[x] : gs_load_le16(p + 2 * (size_t)x)];
         return;
-    case TGA_GRAY: /* 8-bit gray, or 16-bit gray then alpha */
-        gs_row_to_gray(out, p, n, t->pixel_bytes, 8);
+    case TGA_GRAY: /* 8-bit gray, 16-bit gray then alpha, or 1-bit (the first pixel the high bit) */
+        if (t->pixel_bytes == 0)
+            for (uint32_t x = 0; x < n; x++) out[x] = p[x / 8] >> (7 - x % 8) & 1 ? UINT8_MAX : 0;
+        else
+            gs_row_to_gray(out, p, n, t->pixel_bytes, 8);
         return;
     default: /* true colour: blue, green, red (then alpha), or x1r5g5b5 */
         if (t->pixel_bytes == 2) {
@@ -155,7 +164,14 @@ static gs_status read_row(tga_state *t, gs_source *src, uint32_t index, uint8_t 
 {
     for (uint32_t x = 0; x < t->width; x += TGA_CHUNK_PIXELS) {
         const uint32_t n = t->width - x < TGA_CHUNK_PIXELS ? t->width - x : TGA_CHUNK_PIXELS;
-        if (take_pixels(t, src, n) != n) {
+        uint32_t got;
+        if (t->pixel_bytes == 0) { /* 1-bit gray: whole bytes, raw only */
+            const size_t bytes = ((size_t)n + 7) / 8;
+            got = gs_source_read(src, t->raw, bytes) == bytes ? n : 0;
+        } else {
+            got = take_pixels(t, src, n);
+        }
+        if (got != n) {
             if (src->read_errno) return read_failed(src, err, err_size);
             return gs_fail(err, err_size, GS_ERR_FORMAT, "truncated TGA: the pixel data ends in row %u of %u",
                            index + 1, t->height);
@@ -223,7 +239,7 @@ static int header_is_tga(const unsigned char *h)
     case TGA_TRUE_COLOUR:
         return depth == 15 || depth == 16 || depth == 24 || depth == 32;
     case TGA_GRAY:
-        return depth == 8 || depth == 16;
+        return depth == 8 || depth == 16 || (depth == TGA_BILEVEL_DEPTH && !(h[TGA_IMAGE_TYPE_AT] & TGA_RLE_BIT));
     default:
         return 0;
     }
@@ -279,7 +295,7 @@ gs_status gs_read_tga_open(gs_reader *reader, uint64_t max_pixels, char *err, si
     t->height = height;
     t->type = h[TGA_IMAGE_TYPE_AT] & ~TGA_RLE_BIT;
     t->rle = (h[TGA_IMAGE_TYPE_AT] & TGA_RLE_BIT) != 0;
-    t->pixel_bytes = (depth + 7) / 8;
+    t->pixel_bytes = depth == TGA_BILEVEL_DEPTH ? 0 : (depth + 7) / 8;
     t->top_down = (descriptor & TGA_TOP_DOWN) != 0;
     t->right_to_left = (descriptor & TGA_RIGHT_TO_LEFT) != 0;
 
