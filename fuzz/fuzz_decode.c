@@ -1,4 +1,4 @@
-/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER: png, pngfast, jpeg, stb, pnm, tiff, gif), called directly whatever the input's magic bytes (pngfast: a PNG it takes), so coverage can be read per format; every row is read and every sample used. */
+/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER: png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga), called directly whatever the input's magic bytes (pngfast: a PNG it takes), so coverage can be read per format; every row is read and every sample used. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +45,8 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
 #define GS_DECODER_pngfast 5
 #define GS_DECODER_tiff 6
 #define GS_DECODER_gif 7
+#define GS_DECODER_bmp 8
+#define GS_DECODER_tga 9
 #define GS_DECODER_ID(name) GS_DECODER_ID_(name)
 #define GS_DECODER_ID_(name) GS_DECODER_##name
 #if GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_png
@@ -66,8 +68,12 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     return gs_read_tiff_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_gif
     return gs_read_gif_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_bmp
+    return gs_read_bmp_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_tga
+    return gs_read_tga_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #else
-#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff or gif"
+#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp or tga"
 #endif
 }
 

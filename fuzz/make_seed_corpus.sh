@@ -10,6 +10,16 @@ SEEDS=$1
 PYTHON=${GS_PYTHON:-/usr/bin/python3}
 mkdir -p "$SEEDS"
 cp "$ROOT"/samples/*.png "$ROOT"/tests/golden/inputs/*.png "$SEEDS"/
+# BMP and TGA of other writers, each variant their readers take apart: bmpsuite's good and
+# questionable files (every header, palette, RLE and bit-field layout) and Pillow's TGAs
+# (every type, origin and colour-map depth), under names that keep their directories apart.
+EXT="$ROOT/tests/external/pillow"
+for f in "$EXT"/bmp/g/*.bmp "$EXT"/bmp/q/*.bmp "$EXT"/bmp/b/*.bmp; do
+    [ -e "$f" ] && cp "$f" "$SEEDS/bmpsuite_$(basename "$(dirname "$f")")_$(basename "$f")"
+done
+for f in "$EXT"/*.tga "$EXT"/tga/common/*.tga "$EXT"/hopper_rle8*.bmp; do
+    [ -e "$f" ] && cp "$f" "$SEEDS/pillow_$(basename "$f")"
+done
 
 # The valid base files of the damaged corpus (one of every format), plus variants the
 # decoders treat differently: progressive JPEG, RLE TGA, 32-bit BMP, RGBA TGA, PNG and
@@ -57,6 +67,12 @@ save("seed_subsampled.jpg", rgb, "JPEG", quality=50, subsampling=2)
 save("seed_rle.tga", gray, "TGA", compression="tga_rle")
 save("seed_rgba.tga", rgba, "TGA")
 save("seed_rgba.bmp", rgba, "BMP")
+save("seed_1bit.bmp", gray > 127, "BMP")
+save("seed_rle_topdown_la.tga", np.dstack([gray, 255 - gray]), "TGA", compression="tga_rle",
+     orientation=1)
+palette = Image.fromarray(rgb).quantize(colors=16)
+palette.save(os.path.join(seeds, "seed_palette.bmp"))
+palette.save(os.path.join(seeds, "seed_palette_rle.tga"), compression="tga_rle")
 save("seed_rgba.png", rgba, "PNG")
 save("seed_rgb.gif", rgb, "GIF")
 Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_1bit.png"))
