@@ -62,6 +62,14 @@
 /* Pillow's bound on a palette's stated size ("Unsupported BMP Palette size"): a larger
  * count is no palette any writer made, so the header is refused as lying. */
 #define BMP_COLORS_MAX 65536u
+/* BI_RGB's layouts, as masks: 16-bit pixels are x1r5g5b5, 24/32-bit ones 8 bits each
+ * (32-bit: the top byte unused). */
+#define BMP_RGB555_RED 0x7C00u
+#define BMP_RGB555_GREEN 0x03E0u
+#define BMP_RGB555_BLUE 0x001Fu
+#define BMP_RGB888_RED 0xFF0000u
+#define BMP_RGB888_GREEN 0x00FF00u
+#define BMP_RGB888_BLUE 0x0000FFu
 /* Rows are padded to a multiple of 4 bytes. */
 #define BMP_ROW_ALIGN_BITS 32u
 
@@ -75,6 +83,9 @@ _Static_assert(BMP_CHUNK_PIXELS % 8 == 0, "a chunk of packed pixels must end on 
 #define BMP_RLE_END_OF_LINE 0
 #define BMP_RLE_END_OF_BITMAP 1
 #define BMP_RLE_DELTA 2
+/* RLE4 packs two pixels a byte, the first in the high nibble. */
+#define BMP_NIBBLE_BITS 4
+#define BMP_NIBBLE_MASK 0x0Fu
 
 enum { BMP_RED, BMP_GREEN, BMP_BLUE, BMP_ALPHA, BMP_CHANNELS };
 
@@ -207,7 +218,7 @@ static gs_status read_rle(bmp_state *bmp, gs_source *src, uint64_t data_at, char
             uint64_t n = x + count > width ? (x < width ? width - x : 0) : count;
             if (n > total - pos) n = total - pos;
             for (uint64_t i = 0; i < n; i++)
-                image[pos + i] = (uint8_t)(rle4 ? (i % 2 ? value & 0x0F : value >> 4) : value);
+                image[pos + i] = (uint8_t)(rle4 ? (i % 2 ? value & BMP_NIBBLE_MASK : value >> BMP_NIBBLE_BITS) : value);
             pos += n;
             x += n;
             continue;
@@ -228,7 +239,7 @@ static gs_status read_rle(bmp_state *bmp, gs_source *src, uint64_t data_at, char
             const size_t bytes = rle4 ? (size_t)(n + 1) / 2 : (size_t)n;
             if (gs_rle_input_take(in, run, bytes) != bytes) goto short_data;
             for (uint64_t i = 0; i < n; i++)
-                image[pos + i] = rle4 ? (i % 2 ? run[i / 2] & 0x0F : run[i / 2] >> 4) : run[i];
+                image[pos + i] = (uint8_t)(rle4 ? (i % 2 ? run[i / 2] & BMP_NIBBLE_MASK : run[i / 2] >> BMP_NIBBLE_BITS) : run[i]);
             pos += n;
             if (pos == total) break;
             x += value;
@@ -407,9 +418,10 @@ gs_status gs_read_bmp_open(gs_reader *reader, uint64_t max_pixels, char *err, si
     }
     uint32_t masks[BMP_CHANNELS] = {0};
     if (bitfields) {
-        unsigned have = header_bytes >= BMP_V3_HEADER_BYTES ? 4 : header_bytes >= BMP_V2_HEADER_BYTES ? 3 : 0;
+        unsigned have = header_bytes >= BMP_V3_HEADER_BYTES ? BMP_CHANNELS
+                        : header_bytes >= BMP_V2_HEADER_BYTES ? BMP_ALPHA : 0; /* masks in the header */
         if (header_bytes == BMP_INFO_HEADER_BYTES) {
-            have = compression == BMP_ALPHABITFIELDS ? 4 : 3;
+            have = compression == BMP_ALPHABITFIELDS ? BMP_CHANNELS : BMP_ALPHA;
             if (gs_source_read(src, h + BMP_MASKS_AT, have * BMP_MASK_BYTES) != have * BMP_MASK_BYTES) {
                 rc = src->read_errno ? read_failed(src, err, err_size)
                                      : gs_fail(err, err_size, GS_ERR_FORMAT, "truncated BMP: the file ends in its bit-field masks");
@@ -419,11 +431,11 @@ gs_status gs_read_bmp_open(gs_reader *reader, uint64_t max_pixels, char *err, si
         }
         for (unsigned c = 0; c < have; c++) masks[c] = gs_load_le32(h + BMP_MASKS_AT + c * BMP_MASK_BYTES);
     }
-    if (!(masks[BMP_RED] | masks[BMP_GREEN] | masks[BMP_BLUE])) { /* the defaults */
-        const int five = bpp == 16; /* 16-bit: x1r5g5b5; 24/32-bit: 8 bits each (and x8) */
-        masks[BMP_RED] = five ? 0x7C00u : 0xFF0000u;
-        masks[BMP_GREEN] = five ? 0x03E0u : 0x00FF00u;
-        masks[BMP_BLUE] = five ? 0x001Fu : 0x0000FFu;
+    if (!(masks[BMP_RED] | masks[BMP_GREEN] | masks[BMP_BLUE])) { /* BI_RGB, or no masks given */
+        const int five = bpp == 16;
+        masks[BMP_RED] = five ? BMP_RGB555_RED : BMP_RGB888_RED;
+        masks[BMP_GREEN] = five ? BMP_RGB555_GREEN : BMP_RGB888_GREEN;
+        masks[BMP_BLUE] = five ? BMP_RGB555_BLUE : BMP_RGB888_BLUE;
     }
 
     rc = gs_check_pixels((uint32_t)width, (uint32_t)height, max_pixels, err, err_size);
