@@ -1,4 +1,4 @@
-/* stb_image_build.c: stb_image compiled into gsmooth, from Debian's libstb-dev header, for the formats read_stb.c serves (GIF, PSD, HDR, PIC), with an allocator that zero-fills so no decoder state or pixel is ever uninitialised. */
+/* stb_image_build.c: stb_image compiled into gsmooth, from Debian's libstb-dev header, for the formats read_stb.c serves (PSD, HDR, PIC), with an allocator that zero-fills so no decoder state or pixel is ever uninitialised. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +15,8 @@ static void *zeroed_realloc(void *p, size_t old_size, size_t new_size)
 #define STBI_REALLOC_SIZED(p, old_size, new_size) zeroed_realloc((p), (old_size), (new_size))
 #define STBI_FREE(p) free(p)
 
-/* Only what read_stb.c serves: PNG and JPEG have their own readers (libpng,
- * libjpeg-turbo), PGM/PPM, BMP and TGA gsmooth's own. */
-#define STBI_ONLY_GIF
+/* Only what read_stb.c serves: PNG, JPEG and GIF have their own readers (libpng,
+ * libjpeg-turbo, giflib), PGM/PPM, BMP and TGA gsmooth's own. */
 #define STBI_ONLY_PSD
 #define STBI_ONLY_HDR
 #define STBI_ONLY_PIC
