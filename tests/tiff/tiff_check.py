@@ -235,11 +235,11 @@ def check_refusals(gsmooth, tmp):
     cases = [
         ("float32", lambda p: tifffile.imwrite(p, g.astype(np.float32)), "floating-point"),
         ("int16", lambda p: tifffile.imwrite(p, g.astype(np.int16)), "signed integer"),
-        ("bilevel", lambda p: tifffile.imwrite(p, g.astype(bool)), "1-bit"),
-        ("palette", lambda p: tifffile.imwrite(p, g, photometric="palette",
-                                              colormap=np.zeros((3, 256), dtype=np.uint16)), "palette"),
+        ("uint32", lambda p: tifffile.imwrite(p, g.astype(np.uint32)), "32-bit TIFF samples"),
         ("cmyk", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 4), np.uint8), photometric="separated"),
-         "photometric"),
+         "CMYK"),
+        ("cielab", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 3), np.uint8), photometric="cielab"),
+         "L*a*b*"),
     ]
     for name, write, words in cases:
         src = os.path.join(tmp, name + ".tif")
