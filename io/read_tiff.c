@@ -1,4 +1,4 @@
-/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A) and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by bands of tile rows. */
+/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by bands of tile rows. */
 #include "io_internal.h"
 #include "tiff_io.h"
 
@@ -24,6 +24,9 @@
  *     alpha sample beside an 8/16-bit index is dropped). Samples under 8 bits come
  *     packed MSB-first, each row (of the image, a strip or a tile) starting on a byte,
  *     libtiff having undone FillOrder 2 already; they are unpacked to a byte each;
+ *   - TIFF_CMYK: 8/16-bit CMYK (InkSet 1; JPEG-compressed too), an extra sample dropped:
+ *     each of C, M, Y leaves (max - ink)(max - K)/max of the light (gs_cmyk_light, PIL's
+ *     rule), then gs_luma, at the samples' depth;
  *   - TIFF_RGBA: YCbCr other than interleaved JPEG (old-style JPEG, uncompressed,
  *     deflated or LZW YCbCr, separate-plane JPEG YCbCr) through libtiff's RGBA
  *     interface, which undoes the subsampling and applies ReferenceBlackWhite and the
@@ -61,6 +64,7 @@
 typedef enum tiff_kind {
     TIFF_SAMPLES, /* 8/16-bit samples through gs_row_to_gray */
     TIFF_INDEXED, /* each pixel's first sample through t->lut */
+    TIFF_CMYK,    /* 8/16-bit CMYK(+extra) through gs_cmyk_light, then gs_luma */
     TIFF_RGBA,    /* libtiff's RGBA interface */
 } tiff_kind;
 
@@ -251,6 +255,22 @@ static void row_to_gray(const tiff_state *t, unsigned char *out, const unsigned 
         }
         return;
     }
+    case TIFF_CMYK: {
+        const unsigned c = t->channels;
+        if (out_bits == 16) {
+            const uint16_t *p = (const uint16_t *)(const void *)row;
+            uint16_t *d = (uint16_t *)(void *)out;
+            for (uint32_t x = 0; x < width; ++x, p += c)
+                d[x] = (uint16_t)gs_luma(gs_cmyk_light(p[0], p[3], UINT16_MAX), gs_cmyk_light(p[1], p[3], UINT16_MAX),
+                                         gs_cmyk_light(p[2], p[3], UINT16_MAX));
+        } else {
+            const unsigned char *p = row;
+            for (uint32_t x = 0; x < width; ++x, p += c)
+                out[x] = (unsigned char)gs_luma(gs_cmyk_light(p[0], p[3], UINT8_MAX), gs_cmyk_light(p[1], p[3], UINT8_MAX),
+                                                gs_cmyk_light(p[2], p[3], UINT8_MAX));
+        }
+        return;
+    }
     case TIFF_RGBA: {
         const uint32_t *p = (const uint32_t *)(const void *)row;
         for (uint32_t x = 0; x < width; ++x)
@@ -334,7 +354,6 @@ static const char *unsupported_photometric(uint16_t photometric, uint16_t compre
         compression == COMPRESSION_SGILOG || compression == COMPRESSION_SGILOG24)
         return "SGILog (LogL/LogLuv high dynamic range)";
     switch (photometric) {
-    case PHOTOMETRIC_SEPARATED: return "CMYK (separated)";
     case PHOTOMETRIC_CIELAB: return "CIE L*a*b*";
     case PHOTOMETRIC_ICCLAB: return "ICC L*a*b*";
     case PHOTOMETRIC_ITULAB: return "ITU L*a*b*";
@@ -422,6 +441,20 @@ static gs_status check_layout(tiff_state *t, uint16_t photometric, uint16_t spp,
                            "%u-bit RGB TIFF samples are not supported (8 or 16-bit RGB only)", bits);
         t->channels = spp;
         return GS_OK;
+    case PHOTOMETRIC_SEPARATED: {
+        uint16_t inks = 0;
+        TIFFGetFieldDefaulted(t->tif, TIFFTAG_INKSET, &inks);
+        if (inks != INKSET_CMYK)
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "separated TIFF of InkSet %u is not supported (CMYK only)", inks);
+        if (spp < 4 || spp > 5) break;
+        if (!whole_bytes)
+            return gs_fail(err, err_size, GS_ERR_FORMAT,
+                           "%u-bit CMYK TIFF samples are not supported (8 or 16-bit CMYK only)", bits);
+        t->channels = spp;
+        t->kind = TIFF_CMYK;
+        return GS_OK;
+    }
     case PHOTOMETRIC_YCBCR:
         if (spp != 3) break;
         if (compression == COMPRESSION_JPEG && planar == PLANARCONFIG_CONTIG) {
@@ -441,11 +474,11 @@ static gs_status check_layout(tiff_state *t, uint16_t photometric, uint16_t spp,
     default:
         return gs_fail(err, err_size, GS_ERR_FORMAT,
                        "TIFF photometric interpretation %u is not supported (gray, gray+alpha, "
-                       "palette, RGB, RGBA or YCbCr only)", photometric);
+                       "palette, RGB, RGBA, CMYK or YCbCr only)", photometric);
     }
     return gs_fail(err, err_size, GS_ERR_FORMAT,
                    "TIFF with %u samples per pixel and photometric interpretation %u is not "
-                   "supported (gray, gray+alpha, palette, RGB, RGBA or YCbCr only)", spp, photometric);
+                   "supported (gray, gray+alpha, palette, RGB, RGBA, CMYK or YCbCr only)", spp, photometric);
 }
 
 /* The depths read at all; check_layout narrows them for RGB and YCbCr (whole bytes). */
@@ -693,7 +726,7 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     const char *colour = unsupported_photometric(photometric, compression);
     if (colour) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT,
-                     "%s TIFF is not supported (gray, gray+alpha, palette, RGB, RGBA or YCbCr only)",
+                     "%s TIFF is not supported (gray, gray+alpha, palette, RGB, RGBA, CMYK or YCbCr only)",
                      colour);
         goto cleanup;
     }
@@ -748,7 +781,7 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     reader->info.pages = pages > 1 ? (uint32_t)pages : 1u;
     reader->info.format = "TIFF";
     reader->info.was_color = t->channels >= 3 || photometric == PHOTOMETRIC_PALETTE;
-    reader->info.had_alpha = t->channels == 2 || t->channels == 4;
+    reader->info.had_alpha = t->kind == TIFF_CMYK ? t->channels == 5 : t->channels == 2 || t->channels == 4;
     reader->ops = &tiff_ops;
     reader->impl = t;
     /* From here on, any error or warning is a decode's (decode_failed, tiff_failure). */

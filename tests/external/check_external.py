@@ -210,6 +210,13 @@ def tifffile_gray(path):
                 lut = np.moveaxis(page.colormap, 0, -1)
                 lut = (lut >> 8).astype(np.uint8) if bits <= 8 else lut.astype(np.uint16)
                 return to_gray(lut[a[..., 0] if a.ndim == 3 else a])
+            inkset = page.tags.get(332)  # InkSet: 1 (CMYK) unless the file says otherwise
+            if photometric == 5 and (inkset is None or int(inkset.value) == 1) and a.ndim == 3:
+                # CMYK: each of C, M, Y leaves (max - ink)(max - K) / max, rounded (PIL's rule)
+                top = int(np.iinfo(a.dtype).max)
+                ink = a[..., :4].astype(np.uint64)
+                light = ((top - ink[..., :3]) * (top - ink[..., 3:4]) + top // 2) // top
+                return to_gray(light.astype(a.dtype))
             if photometric not in (0, 1, 2):
                 raise ValueError("photometric %d" % photometric)
             if bits == 1:
@@ -260,14 +267,14 @@ def tifffile_tiffcrop_gray(path):
 
 
 def pil_tiff_gray(path):
-    """PIL on a TIFF, except 16-bit colour, which PIL reads as 8-bit RGB (its high bytes)."""
+    """PIL on a TIFF, except 16-bit RGB and CMYK, which PIL reads as 8-bit (the high bytes)."""
     import tifffile
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with tifffile.TiffFile(path) as tf:
             page = tf.pages[0]
-            if page.bitspersample == 16 and int(page.photometric) == 2:
-                raise ValueError("PIL reads 16-bit RGB as 8-bit")
+            if page.bitspersample == 16 and int(page.photometric) in (2, 5):
+                raise ValueError("PIL reads 16-bit RGB and CMYK as 8-bit")
     return pil_gray(path)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tiff_check.py: TIFF through gsmooth against an independent writer and reader: files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray, gray+alpha, RGB, RGBA, separate planes, MinIsWhite 8 and 16-bit, deflate+predictor, LZMA, several pages; 1/2/4-bit gray and 1/4/8/16-bit palettes, packed and FillOrder 2; uncompressed and deflated YCbCr) and by PIL's libtiff codecs (LZW, PackBits, deflate; JPEG in RGB and YCbCr; CCITT G3/G4); libtiff's old-style JPEG test images against PIL; decoded samples, smoothing on every axis and integrals compared with numpy; BT.601's rounding on every 8-bit triple that lands on .5; what gsmooth writes read back by tifffile; refusals (float, signed, 32-bit, CMYK, L*a*b*, strip tables that RowsPerStrip does not make) with their message; the band reader swept across its own buffers' edges and gsmooth's strips, through a file and through a pipe.
+"""tiff_check.py: TIFF through gsmooth against an independent writer and reader: files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray, gray+alpha, RGB, RGBA, separate planes, MinIsWhite 8 and 16-bit, deflate+predictor, LZMA, several pages; 1/2/4-bit gray and 1/4/8/16-bit palettes, packed and FillOrder 2; 8/16-bit CMYK; uncompressed and deflated YCbCr) and by PIL's libtiff codecs (LZW, PackBits, deflate; JPEG in RGB and YCbCr; CCITT G3/G4); libtiff's old-style JPEG test images against PIL; decoded samples, smoothing on every axis and integrals compared with numpy; BT.601's rounding on every 8-bit triple that lands on .5; what gsmooth writes read back by tifffile; refusals (float, signed, 32-bit, inks other than CMYK, L*a*b*, strip tables that RowsPerStrip does not make) with their message; the band reader swept across its own buffers' edges and gsmooth's strips, through a file and through a pipe.
 
 usage: tiff_check.py GSMOOTH
 """
@@ -78,7 +78,7 @@ def check_decoded(gsmooth, tmp, name, src, gray, bits, pipe=False):
 # ---- TIFFs that tifffile cannot write whole: its files with a few inline tags rewritten ----
 
 TAG_IMAGE_WIDTH, TAG_BITS, TAG_PHOTOMETRIC, TAG_THRESHHOLDING, TAG_FILL_ORDER = 256, 258, 262, 263, 266
-TAG_ROWS_PER_STRIP, TAG_TILE_WIDTH, TAG_COLORMAP = 278, 322, 320
+TAG_ROWS_PER_STRIP, TAG_TILE_WIDTH, TAG_COLORMAP, TAG_INK_SET = 278, 322, 320, 332
 TYPE_SHORT, TYPE_LONG = 3, 4
 
 
@@ -160,10 +160,18 @@ def palette_gray(cmap, index, bits):
     return luma(lut[0][index], lut[1][index], lut[2][index])
 
 
+def cmyk_gray(cmyk, top):
+    """CMYK's gray: each of C, M, Y leaves (top - ink)(top - K) / top of the light, rounded
+    (PIL's conversion), then luma."""
+    ink = cmyk.astype(np.int64)
+    light = ((top - ink[..., :3]) * (top - ink[..., 3:4]) + top // 2) // top
+    return luma(light[..., 0], light[..., 1], light[..., 2])
+
+
 def layout_inputs(rng):
-    """(name, truth gray int64, bits, writer) for the layouts that are not 8/16-bit samples:
-    1/2/4-bit gray (tifffile's bools; packed; PIL's CCITT G3/G4), palettes, and 16-bit
-    MinIsWhite."""
+    """(name, truth gray int64, bits, writer) for the layouts that are not 8/16-bit gray or
+    RGB samples: 1/2/4-bit gray (tifffile's bools; packed; PIL's CCITT G3/G4), palettes,
+    CMYK, and 16-bit MinIsWhite."""
     h, w = 45, 77  # no multiple of a byte's samples, nor of a tile
     tw = tifffile.imwrite
     bw = rng.integers(0, 2, (h, w)).astype(bool)
@@ -172,6 +180,8 @@ def layout_inputs(rng):
     idx8 = rng.integers(0, 256, (h, w), dtype=np.uint8)
     idx16 = rng.integers(0, 65536, (h, w), dtype=np.uint16)
     g16 = imagegen.photo_like(h, w, seed=35, channels=1, bits=16)
+    cmyk8 = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    cmyk16 = rng.integers(0, 65536, (h, w, 4), dtype=np.uint16)
     cmap1, cmap4, cmap8, cmap16 = (palette_lut(rng, 1 << b) for b in (1, 4, 8, 16))
     as64 = lambda a: a.astype(np.int64)  # noqa: E731
     cases = [
@@ -196,6 +206,11 @@ def layout_inputs(rng):
          lambda p: tw(p, idx8, photometric="palette", colormap=cmap8, tile=(16, 48), compression="zlib")),
         ("palette16", palette_gray(cmap16, as64(idx16), 16), 16,
          lambda p: tw(p, idx16, photometric="palette", colormap=cmap16, rowsperstrip=11)),
+        ("cmyk8_strips", cmyk_gray(cmyk8, 255), 8, lambda p: tw(p, cmyk8, photometric="separated", rowsperstrip=10)),
+        ("cmyk8_alpha_planes", cmyk_gray(cmyk8, 255), 8,
+         lambda p: tw(p, np.moveaxis(np.dstack([cmyk8, idx8]), 2, 0), photometric="separated",
+                      planarconfig="separate", extrasamples=["unassalpha"], rowsperstrip=8)),
+        ("cmyk16_tiles", cmyk_gray(cmyk16, 65535), 16, lambda p: tw(p, cmyk16, photometric="separated", tile=(16, 32))),
         ("gray16_miniswhite", 65535 - as64(g16), 16, lambda p: tw(p, g16, photometric="miniswhite", rowsperstrip=13)),
         ("gray16_miniswhite_big_endian_tiles", 65535 - as64(g16), 16,
          lambda p: tw(p, g16, photometric="miniswhite", byteorder=">", tile=(16, 32))),
@@ -217,6 +232,8 @@ def check_layouts(gsmooth, tmp, rng):
         src = os.path.join(tmp, name + ".tif")
         write(src)
         check_decoded(gsmooth, tmp, name, src, gray, bits, pipe=True)
+        if name == "cmyk8_strips":  # the rule is PIL's: its RGB of the same file, then luma
+            check_decoded(gsmooth, tmp, name + " against PIL", src, pil_libtiff_gray(src), 8)
         if name in ("gray4_tiles", "palette8"):
             check_input(gsmooth, tmp, name + "_full", gray, bits, lambda p, s=src: os.replace(s, p))
 
@@ -585,8 +602,8 @@ def check_refusals(gsmooth, tmp):
         ("float32", lambda p: tifffile.imwrite(p, g.astype(np.float32)), "floating-point"),
         ("int16", lambda p: tifffile.imwrite(p, g.astype(np.int16)), "signed integer"),
         ("uint32", lambda p: tifffile.imwrite(p, g.astype(np.uint32)), "32-bit TIFF samples"),
-        ("cmyk", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 4), np.uint8), photometric="separated"),
-         "CMYK"),
+        ("multi-ink", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 4), np.uint8), photometric="separated",
+                                                extratags=[(TAG_INK_SET, "H", 1, 2, True)]), "InkSet 2"),
         ("cielab", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 3), np.uint8), photometric="cielab"),
          "L*a*b*"),
     ]
