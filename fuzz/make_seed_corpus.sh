@@ -133,8 +133,8 @@ with open(os.path.join(seeds, "seed_rgba.psd"), "wb") as f:
     f.write(make_damaged.psd(rgba, make_damaged.PSD_MODE_RGB))
 
 # TIFF layouts the reader takes apart differently (tifffile, and tests/tiff's packer for
-# 2/4-bit samples): 1/2/4-bit gray, palettes, YCbCr through the RGBA interface, separate
-# planes, tiles; libtiff's old-style JPEG test images; PIL's CCITT G4.
+# 2/4-bit samples): 1/2/4-bit gray, palettes, CMYK, YCbCr through the RGBA interface,
+# separate planes, tiles; libtiff's old-style JPEG test images; PIL's CCITT G4.
 try:
     import tifffile
 except ImportError:
@@ -159,6 +159,7 @@ if tifffile is not None:
         "seed_rgb16_planes.tif": lambda p: tifffile.imwrite(p, np.moveaxis(rgb.astype(np.uint16) * 257, 2, 0),
                                                           photometric="rgb", planarconfig="separate", rowsperstrip=5),
         "seed_gray16_miniswhite.tif": lambda p: tifffile.imwrite(p, gray.astype(np.uint16) * 257, photometric="miniswhite"),
+        "seed_cmyk.tif": lambda p: tifffile.imwrite(p, rgba, photometric="separated", rowsperstrip=3),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
