@@ -1,5 +1,5 @@
 #!/bin/sh
-# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, and small valid files of every input format and variant (made with /usr/bin/python3 and PIL).
+# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, and small valid files of every input format and variant (made with /usr/bin/python3, PIL and, for TIFF, tifffile).
 set -eu
 if [ $# -ne 1 ]; then
     echo "usage: $0 SEED_DIR" >&2
@@ -131,5 +131,45 @@ with open(os.path.join(seeds, "seed_no_table.gif"), "wb") as f:
     f.write(bytes(bare))
 with open(os.path.join(seeds, "seed_rgba.psd"), "wb") as f:
     f.write(make_damaged.psd(rgba, make_damaged.PSD_MODE_RGB))
+
+# TIFF layouts the reader takes apart differently (tifffile, and tests/tiff's packer for
+# 2/4-bit samples): 1/2/4-bit gray, palettes, CMYK, YCbCr through the RGBA interface,
+# separate planes, tiles; libtiff's old-style JPEG test images; PIL's CCITT G4.
+try:
+    import tifffile
+except ImportError:
+    tifffile = None
+if tifffile is not None:
+    import warnings
+    sys.path.insert(0, os.path.join(root, "tests", "tiff"))
+    import tiff_check  # noqa: E402  (its helpers; main() runs only as a script)
+    bw = gray > 127
+    four = (gray >> 4).astype(np.uint8)
+    cmap = np.random.default_rng(1).integers(0, 65536, (3, 256), dtype=np.uint16)
+    tiffs = {
+        "seed_gray1.tif": lambda p: tifffile.imwrite(p, bw, rowsperstrip=5),
+        "seed_gray1_tiles.tif": lambda p: tifffile.imwrite(p, bw, photometric="minisblack", tile=(16, 16)),
+        "seed_gray2_fillorder2.tif": lambda p: tiff_check.write_packed(p, four >> 2, 2, reversed_bits=True, rowsperstrip=7),
+        "seed_gray4_tiles.tif": lambda p: tiff_check.write_packed(p, four, 4, tile=(16, 16)),
+        "seed_palette4.tif": lambda p: tiff_check.write_packed(p, four, 4, photometric=3, colormap=cmap[:, :16]),
+        "seed_palette8.tif": lambda p: tifffile.imwrite(p, gray, photometric="palette", colormap=cmap),
+        "seed_ycbcr.tif": lambda p: tifffile.imwrite(p, rgb, photometric="ycbcr", subsampling=(1, 1), rowsperstrip=4),
+        "seed_ycbcr_tiles.tif": lambda p: tifffile.imwrite(p, np.pad(rgb, ((0, 4), (0, 0), (0, 0))), photometric="ycbcr",
+                                                         subsampling=(1, 1), tile=(16, 16)),
+        "seed_rgb16_planes.tif": lambda p: tifffile.imwrite(p, np.moveaxis(rgb.astype(np.uint16) * 257, 2, 0),
+                                                          photometric="rgb", planarconfig="separate", rowsperstrip=5),
+        "seed_gray16_miniswhite.tif": lambda p: tifffile.imwrite(p, gray.astype(np.uint16) * 257, photometric="miniswhite"),
+        "seed_cmyk.tif": lambda p: tifffile.imwrite(p, rgba, photometric="separated", rowsperstrip=3),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, write in tiffs.items():
+            write(os.path.join(seeds, name))
+    Image.fromarray(bw).save(os.path.join(seeds, "seed_g4.tif"), compression="group4")
+    corpus = os.path.join(root, "tests", "external", "libtiff")
+    for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
+        if name.startswith("ojpeg_") or name.startswith("palette-1c-"):
+            with open(os.path.join(corpus, name), "rb") as src, open(os.path.join(seeds, "seed_" + name), "wb") as dst:
+                dst.write(src.read())
 EOF
 echo "make_seed_corpus.sh: $(ls "$SEEDS" | wc -l) seed files in $SEEDS"

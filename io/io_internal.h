@@ -65,6 +65,15 @@ static inline uint32_t gs_luma(uint64_t r, uint64_t g, uint64_t b)
                        (UINT64_C(1) << (GS_LUMA_SHIFT - 1))) >> GS_LUMA_SHIFT);
 }
 
+/* CMYK to RGB, a channel at a time: the light that `ink` leaves under `black` (0 = no ink,
+ * `max` = full: 255 or 65535), (max - ink) (max - black) / max rounded to nearest (max is
+ * odd, so there are no ties): PIL's conversion, and read_jpeg.c's on Adobe-inverted samples. */
+static inline uint32_t gs_cmyk_light(uint32_t ink, uint32_t black, uint32_t max)
+{
+    const uint64_t light = (uint64_t)(max - ink) * (max - black);
+    return (uint32_t)((light + max / 2) / max);
+}
+
 /* Turn one row of `width` pixels of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
  * native-endian `bits`-bit (8 or 16) samples into gray: alpha is dropped, colour goes
  * through gs_luma. dst and src must not overlap. Defined in samples.c. */

@@ -33,12 +33,12 @@ int gs_tiff_needs_bigtiff(uint32_t width, uint32_t height, uint32_t bits, uint32
 
 /* ---- messages ---- */
 
-static void keep_message(gs_tiff_messages *m, const char *module, const char *fmt, va_list ap)
+static void keep_message(char *line, size_t size, const char *module, const char *fmt, va_list ap)
 {
-    int n = module ? snprintf(m->error, sizeof m->error, "%s: ", module) : 0;
-    if (n < 0 || (size_t)n >= sizeof m->error) n = 0;
-    vsnprintf(m->error + n, sizeof m->error - (size_t)n, fmt, ap);
-    for (char *c = m->error; *c; ++c)
+    int n = module ? snprintf(line, size, "%s: ", module) : 0;
+    if (n < 0 || (size_t)n >= size) n = 0;
+    vsnprintf(line + n, size - (size_t)n, fmt, ap);
+    for (char *c = line; *c; ++c)
         if (*c == '\n' || *c == '\r') *c = ' ';
 }
 
@@ -46,7 +46,7 @@ static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, 
 {
     (void)tif;
     gs_tiff_messages *m = user;
-    if (m && !m->error[0]) keep_message(m, module, fmt, ap);
+    if (m && !m->error[0]) keep_message(m->error, sizeof m->error, module, fmt, ap);
     return 1; /* handled: libtiff's global handler is not called */
 }
 
@@ -61,11 +61,16 @@ static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt
 {
     (void)tif;
     gs_tiff_messages *m = user;
-    if (m && warning_loses_data(fmt)) {
+    if (!m) return 1;
+    va_list again;
+    va_copy(again, ap);
+    keep_message(m->warning, sizeof m->warning, module, fmt, again);
+    va_end(again);
+    if (warning_loses_data(fmt)) {
         m->bad_data = 1;
-        if (!m->error[0]) keep_message(m, module, fmt, ap);
+        if (!m->error[0]) keep_message(m->error, sizeof m->error, module, fmt, ap);
     }
-    return 1; /* otherwise dropped: gsmooth prints no libtiff chatter */
+    return 1; /* kept, never printed: gsmooth prints no libtiff chatter */
 }
 
 static TIFFOpenOptions *options(uint64_t alloc_limit, gs_tiff_messages *msgs)
@@ -80,28 +85,35 @@ static TIFFOpenOptions *options(uint64_t alloc_limit, gs_tiff_messages *msgs)
 
 /* ---- input ---- */
 
-static tmsize_t in_read(thandle_t h, void *buf, tmsize_t n)
+size_t gs_tiff_input_pread(gs_tiff_input *in, uint64_t at, void *buf, size_t n)
 {
-    gs_tiff_input *in = h;
-    if (n <= 0 || in->pos >= in->size) return 0;
-    uint64_t left = in->size - in->pos;
-    size_t want = (uint64_t)n < left ? (size_t)n : (size_t)left;
+    if (n == 0 || at >= in->size) return 0;
+    const uint64_t left = in->size - at;
+    const size_t want = (uint64_t)n < left ? n : (size_t)left;
     if (in->mem) {
-        memcpy(buf, in->mem + in->pos, want);
-        in->pos += want;
-        return (tmsize_t)want;
+        memcpy(buf, in->mem + at, want);
+        return want;
     }
     size_t got = 0;
     while (got < want) {
-        ssize_t r = pread(in->fd, (char *)buf + got, want - got, (off_t)(in->base + (int64_t)(in->pos + got)));
+        ssize_t r = pread(in->fd, (char *)buf + got, want - got, (off_t)(in->base + (int64_t)(at + got)));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             in->read_errno = errno;
-            return -1;
+            break;
         }
         if (r == 0) break;
         got += (size_t)r;
     }
+    return got;
+}
+
+static tmsize_t in_read(thandle_t h, void *buf, tmsize_t n)
+{
+    gs_tiff_input *in = h;
+    if (n <= 0) return 0;
+    const size_t got = gs_tiff_input_pread(in, in->pos, buf, (uint64_t)n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+    if (in->read_errno) return -1;
     in->pos += got;
     return (tmsize_t)got;
 }

@@ -8,11 +8,13 @@
 
 #include "io_internal.h"
 
-/* libtiff's first error on one handle, one line. Warnings are dropped, except the ones
- * that mean a decode filled less than it reported (then bad_data is set, with the
- * warning as the error). */
+/* libtiff's first error on one handle, one line, and its latest warning: a reader's
+ * refusal names it when a call failed without an error (libtiff's fax codecs fail a strip
+ * after only a warning). Warnings never reach the terminal; the ones that mean a decode
+ * filled less than it reported set bad_data, with the warning as the error. */
 typedef struct gs_tiff_messages {
     char error[GS_ERR_SIZE / 2];
+    char warning[GS_ERR_SIZE / 4];
     int bad_data;
 } gs_tiff_messages;
 
@@ -38,6 +40,10 @@ uint64_t gs_tiff_bytes_limit(uint64_t max_pixels);
 gs_status gs_tiff_input_open(gs_source *src, uint64_t spool_limit, gs_tiff_input *in,
                              char *err, size_t err_size);
 void gs_tiff_input_close(gs_tiff_input *in);
+/* Read up to n bytes at offset `at` of the TIFF without moving libtiff's read position
+ * (the reader's own look at a directory); returns the bytes read, fewer at the end or on
+ * a read error (then in->read_errno is set). */
+size_t gs_tiff_input_pread(gs_tiff_input *in, uint64_t at, void *buf, size_t n);
 
 /* libtiff handles with this file's procedures and message handlers; NULL on failure
  * (msgs->error says why, if libtiff said). */

@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 # is ISA-L, for the fast PNG reader and writer; libtiff-dev is libtiff 4.5 or later, for
 # TIFF; libgif-dev is giflib, for GIF; libstb-dev gives the stb headers, compiled in);
 # python3-numpy and python3-pil serve the golden cross-check and the Python module,
-# python3-tifffile the TIFF tests (an independent TIFF writer), python3-pytest the Python
-# module's tests.
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest"
+# python3-tifffile the TIFF tests (an independent TIFF writer), libtiff-tools (tiffcp,
+# tiffcrop) the external corpora's TIFF reference for codecs tifffile leaves to
+# imagecodecs, python3-pytest the Python module's tests.
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -110,22 +110,23 @@ def tiff_tagged(entries, blobs):
 
 def tiff_review_cases(out_dir):
     """Found in review (2026-11-30) and fixed: a tile grid far larger than the image, YCbCr
-    JPEG in separate planes, and a JPEG strip narrower than its strip."""
+    JPEG in separate planes (libtiff handed back the raw Y, Cb and Cr planes as RGB; read
+    now through libtiff's RGBA interface, as PIL does), and a JPEG strip narrower than its
+    strip."""
     zeros = zlib.compress(bytes(1048576 * 16), 9)  # one tile of 2^20 x 16, all tiles share it
     tiles = 4096 // 16
     add(out_dir, "tiff_tile_grid_bomb.tif", tiff_tagged([
         (256, 4, [16]), (257, 4, [4096]), (258, 3, [8]), (259, 3, [8]), (262, 3, [1]), (277, 3, [1]),
         (322, 4, [1048576]), (323, 4, [16]), (324, 4, [("blob", 0)] * tiles), (325, 4, [len(zeros)] * tiles),
     ], [zeros]), "fail")
-    # Each plane a valid 16x16 JPEG (no subsampling), so only the refusal stops it:
-    # libtiff would hand back the raw Y, Cb and Cr planes as if they were RGB.
+    # Each plane a valid 16x16 JPEG (no subsampling): valid, and its pixels are PIL's.
     rng = np.random.default_rng(3)
     planes = [pil_bytes(rng.integers(0, 256, (16, 16), dtype=np.uint8), "JPEG", quality=90) for _ in range(3)]
     add(out_dir, "tiff_ycbcr_jpeg_separate.tif", tiff_tagged([
         (256, 4, [16]), (257, 4, [16]), (258, 3, [8, 8, 8]), (259, 3, [7]), (262, 3, [6]), (277, 3, [3]),
         (278, 4, [16]), (273, 4, [("blob", 0), ("blob", 1), ("blob", 2)]), (279, 4, [len(p) for p in planes]),
         (284, 3, [2]), (530, 3, [1, 1]),
-    ], planes), "fail")
+    ], planes), "ok")
     wide = [pil_bytes(rng.integers(0, 256, (16, 48), dtype=np.uint8), "JPEG", quality=90) for _ in range(2)]
     narrow = pil_bytes(rng.integers(0, 256, (16, 32), dtype=np.uint8), "JPEG", quality=90)
 
@@ -150,8 +151,8 @@ def tiff_lies(out_dir):
     add(out_dir, "tiff_zero_width.tif", tiff_bytes(0, 40, [b"".join(rows)], 40), "fail")
     add(out_dir, "tiff_float.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=3), "fail")
     add(out_dir, "tiff_signed.tif", tiff_bytes(32, 40, [bytes(32 * 40 * 2)], 40, bits=16, sample_format=2), "fail")
-    add(out_dir, "tiff_4bit.tif", tiff_bytes(64, 40, [bytes(32 * 40)], 40, bits=4), "fail")
-    add(out_dir, "tiff_cmyk.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, spp=4, photometric=5), "fail")
+    add(out_dir, "tiff_4bit.tif", tiff_bytes(64, 40, [bytes(32 * 40)], 40, bits=4), "ok")  # 4-bit gray is read
+    add(out_dir, "tiff_cmyk.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, spp=4, photometric=5), "ok")  # CMYK is read
     add(out_dir, "tiff_bad_compression.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, compression=12345), "fail")
     add(out_dir, "tiff_deflate_garbage.tif", tiff_bytes(64, 40, [bytes(range(256)) * 4], 40, compression=8), "fail")
     # A directory that links to itself: the page count must not loop.

@@ -10,8 +10,11 @@ The reference for each file (reference_gray):
     gsmooth asks for it); CMYK through PIL's RGB of the Adobe-inverted samples, then luma;
     OpenCV's IMREAD_GRAYSCALE (JCS_GRAYSCALE too) where PIL refuses the file's metadata.
   - TIFF: tifffile where it decodes the file, else tifffile over libtiff's tiffcp -c none
-    (the codecs tifffile leaves to imagecodecs), else PIL (libtiff). Not OpenCV: its
-    planar 16-bit RGB comes out wrong (Pillow's tiff_strip_planar_16bit_RGB.tiff).
+    (the codecs tifffile leaves to imagecodecs), else over tiffcrop -c none (tiled
+    separate 16-bit planes, which tiffcp refuses), else PIL (libtiff; not for 16-bit
+    RGB, which it reads as 8-bit). Not OpenCV: its planar 16-bit RGB comes out wrong
+    (Pillow's tiff_strip_planar_16bit_RGB.tiff). Stored row order: TIFF Orientation is
+    not applied (PIL applies it to the files it decodes through libtiff).
   - PGM/PPM/PBM: OpenCV (16-bit kept), else PIL.
   - BMP: PIL, else OpenCV (bitfield layouts PIL refuses). Run-length (RLE4/RLE8) files:
     OpenCV alone, as Pillow before 12.2 reads each delta escape's two bytes twice and
@@ -182,27 +185,44 @@ def bmp_cv2_gray(path):
 
 
 def tifffile_gray(path):
+    """tifffile's samples of the first page as gray: 1-bit samples (tifffile gives bools)
+    scale to 0/255 and MinIsWhite counts down from the top; a palette's 16-bit colour map
+    gives 8-bit RGB by its high byte (v >> 8, as libtiff's RGBA interface and PIL) for
+    indices of up to 8 bits, 16-bit RGB for 16-bit indices, then luma; an alpha sample
+    beside a palette index is dropped."""
     import tifffile
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with tifffile.TiffFile(path) as tf:
             page = tf.pages[0]
             photometric = int(page.photometric)
+            bits = page.bitspersample
+            if bits not in (1, 8, 16):  # tifffile unpacks 2, 4 and 12 bits only with imagecodecs
+                raise ValueError("%d-bit samples" % bits)
             a = page.asarray()
+            if a.dtype == bool:
+                a = a.astype(np.uint8)
             if a.dtype not in (np.uint8, np.uint16):
                 raise ValueError("%s samples" % a.dtype)
             if int(page.planarconfig) == 2 and a.ndim == 3:
                 a = np.moveaxis(a, 0, -1)
+            if photometric == 3:
+                lut = np.moveaxis(page.colormap, 0, -1)
+                lut = (lut >> 8).astype(np.uint8) if bits <= 8 else lut.astype(np.uint16)
+                return to_gray(lut[a[..., 0] if a.ndim == 3 else a])
+            inkset = page.tags.get(332)  # InkSet: 1 (CMYK) unless the file says otherwise
+            if photometric == 5 and (inkset is None or int(inkset.value) == 1) and a.ndim == 3:
+                # CMYK: each of C, M, Y leaves (max - ink)(max - K) / max, rounded (PIL's rule)
+                top = int(np.iinfo(a.dtype).max)
+                ink = a[..., :4].astype(np.uint64)
+                light = ((top - ink[..., :3]) * (top - ink[..., 3:4]) + top // 2) // top
+                return to_gray(light.astype(a.dtype))
+            if photometric not in (0, 1, 2):
+                raise ValueError("photometric %d" % photometric)
+            if bits == 1:
+                a = a * np.uint8(255)
             if photometric == 0:  # MinIsWhite
                 a = np.iinfo(a.dtype).max - a
-            elif photometric == 3:
-                cmap = page.colormap
-                a = to_gray(np.moveaxis(cmap, 0, -1)[a] >> (8 if a.dtype == np.uint8 else 0))
-            elif photometric not in (1, 2):
-                raise ValueError("photometric %d" % photometric)
-            bits = page.bitspersample
-            if bits not in (8, 16):
-                raise ValueError("%d-bit samples" % bits)
             return to_gray(a)
 
 
@@ -217,15 +237,45 @@ def first_of(path, readers):
     raise ValueError("; ".join(reasons))
 
 
-def tifffile_uncompressed_gray(path):
-    """tifffile on the file's first page decompressed by libtiff's tiffcp (libtiff-tools):
-    for the codecs tifffile needs imagecodecs for (LZW, JPEG, ...), not in Debian 12."""
+def tifffile_decompressed_gray(path, tool):
+    """tifffile on the file's first page decompressed by one of libtiff's tools
+    (libtiff-tools): for the codecs tifffile needs imagecodecs for (LZW, JPEG, CCITT, ...),
+    not in Debian 12. tiffcp first; tiffcrop reads tiles of separate 16-bit planes that
+    tiffcp refuses ("image raster scan line size is too large")."""
     with tempfile.TemporaryDirectory() as tmp:
         plain = os.path.join(tmp, "plain.tif")
-        p = subprocess.run(["tiffcp", "-c", "none", path + ",0", plain], capture_output=True)
+        cmd = [tool, "-c", "none", path + ",0", plain] if tool == "tiffcp" else [tool, "-c", "none", path, plain]
+        p = subprocess.run(cmd, capture_output=True)
+        said = p.stderr.decode("utf-8", "replace").strip()
         if p.returncode != 0 or not os.path.exists(plain):
-            raise ValueError("tiffcp: %s" % p.stderr.decode("utf-8", "replace").strip()[:200])
+            raise ValueError("%s: %s" % (tool, said[:200]))
+        # The tools copy on past a codec's error (a fax's bad code word: the rest of the
+        # strip is filled in) and still exit 0; libtiff's errors, unlike its warnings,
+        # mean the pixels are not the file's.
+        errors = [line for line in said.splitlines() if line and "Warning" not in line]
+        if errors:
+            raise ValueError("%s: %s" % (tool, errors[0][:200]))
         return tifffile_gray(plain)
+
+
+def tifffile_uncompressed_gray(path):
+    return tifffile_decompressed_gray(path, "tiffcp")
+
+
+def tifffile_tiffcrop_gray(path):
+    return tifffile_decompressed_gray(path, "tiffcrop")
+
+
+def pil_tiff_gray(path):
+    """PIL on a TIFF, except 16-bit RGB and CMYK, which PIL reads as 8-bit (the high bytes)."""
+    import tifffile
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tifffile.TiffFile(path) as tf:
+            page = tf.pages[0]
+            if page.bitspersample == 16 and int(page.photometric) in (2, 5):
+                raise ValueError("PIL reads 16-bit RGB and CMYK as 8-bit")
+    return pil_gray(path)
 
 
 def reference_gray(path):
@@ -237,7 +287,8 @@ def reference_gray(path):
     if head[:4] in (b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"):
         return first_of(path, [("tifffile", tifffile_gray),
                                ("tifffile over tiffcp -c none", tifffile_uncompressed_gray),
-                               ("PIL (libtiff)", pil_gray)])
+                               ("tifffile over tiffcrop -c none", tifffile_tiffcrop_gray),
+                               ("PIL (libtiff)", pil_tiff_gray)])
     if head[:1] == b"P" and head[1:2] in b"123456":
         return first_of(path, [("OpenCV", cv2_gray), ("PIL", pil_gray)])
     if head[:2] == b"BM":
