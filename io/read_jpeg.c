@@ -178,8 +178,11 @@ static void cmyk_to_gray(uint8_t *dst, const JSAMPLE *src, uint32_t width)
 {
     for (uint32_t x = 0; x < width; x++) {
         const JSAMPLE *p = src + (size_t)x * CMYK_CHANNELS;
-        uint32_t k = p[3];
-        dst[x] = (uint8_t)gs_luma((p[0] * k + 127) / 255, (p[1] * k + 127) / 255, (p[2] * k + 127) / 255);
+        /* Adobe-inverted: a stored sample is the ink's complement, 255 - ink. */
+        const uint32_t black = UINT8_MAX - p[3];
+        dst[x] = (uint8_t)gs_luma(gs_cmyk_light(UINT8_MAX - p[0], black, UINT8_MAX),
+                                  gs_cmyk_light(UINT8_MAX - p[1], black, UINT8_MAX),
+                                  gs_cmyk_light(UINT8_MAX - p[2], black, UINT8_MAX));
     }
 }
 

@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 # python3-numpy and python3-pil serve the golden cross-check and the Python module,
 # python3-tifffile the TIFF tests (an independent TIFF writer), libtiff-tools (tiffcp,
 # tiffcrop) the external corpora's TIFF reference for codecs tifffile leaves to
-# imagecodecs, python3-pytest the Python module's tests.
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest"
+# imagecodecs, python3-opencv the corpora's reference for PNG (libpng) and a second one for
+# JPEG and BMP, python3-pytest the Python module's tests.
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -105,6 +105,18 @@ if(GS_SYSTEM_PYTHON)
   set_tests_properties(reader_boundaries PROPERTIES LABELS "robust" TIMEOUT 120)
 endif()
 
+# The external corpora (tests/external: PngSuite, Pillow's images with bmpsuite, libjpeg-turbo's
+# and libtiff's): each file against its format's reference decoder (python3-opencv, PIL,
+# tifffile, libtiff-tools), and the whole set decoded twice under other heap contents.
+if(GS_SYSTEM_PYTHON)
+  add_test(NAME external_corpora COMMAND ${GS_SYSTEM_PYTHON} ${GS_ROBUST_TESTS_DIR}/external/check_external.py
+    $<TARGET_FILE:gsmooth>)
+  set_tests_properties(external_corpora PROPERTIES LABELS "robust" TIMEOUT 300)
+  add_test(NAME external_heap_contents COMMAND ${GS_SYSTEM_PYTHON} ${GS_ROBUST_TESTS_DIR}/external/corpus_batch.py
+    $<TARGET_FILE:gsmooth> heap)
+  set_tests_properties(external_heap_contents PROPERTIES LABELS "robust" TIMEOUT 300)
+endif()
+
 # A 600-file batch, good and damaged mixed, three files in flight (scripts/test_tsan.sh runs
 # the same under ThreadSanitizer).
 add_test(NAME batch_load COMMAND sh ${GS_ROBUST_TESTS_DIR}/batch_load_test.sh $<TARGET_FILE:gsmooth> 3)
