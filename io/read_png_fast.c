@@ -1,5 +1,6 @@
 /* read_png_fast.c: the fast PNG reader for the common case (not interlaced; 8/16-bit gray, gray+alpha, RGB, RGBA; 8-bit palette): chunks parsed here with their CRCs, IDAT inflated by ISA-L, rows unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
 #include "io_internal.h"
+#include "png_fast_limits.h"
 
 #include <isa-l.h>
 
@@ -10,8 +11,8 @@
 /*
  * libpng stays the reference: this reader must give its pixels, and accept and refuse
  * what it does, for every file (tests/test_image_io.c compares them on PNGs of every
- * filter, level and type; tests/test_png_decoders.c on the damaged corpus; fuzz_decode_
- * pngdiff on whatever libFuzzer makes). The rules kept from libpng 1.6 (reading with
+ * filter, level and type; tests/test_png_decoders.c on the damaged corpus; fuzz_png_diff
+ * on whatever libFuzzer makes). The rules kept from libpng 1.6 (reading with
  * gsmooth's settings, read_png.c):
  * - IHDR first, checked as png_check_IHDR does; critical chunks' CRCs are checked, an
  *   ancillary chunk with a bad CRC is dropped; an unknown critical chunk is an error;
@@ -24,18 +25,12 @@
  * - an input that ends early is an error anywhere up to the end of the IDAT data.
  */
 
-/* Compressed bytes read from the source at a time. */
-#define INPUT_BUFFER ((size_t)128 << 10)
-/* Filtered rows inflated in one go: enough bytes for ISA-L to run at full speed. */
-#define BATCH_BYTES ((size_t)256 << 10)
-/* Batches in flight when a second thread inflates: one being unfiltered, one filling. */
-#define BATCH_SLOTS 2
-/* Images with fewer batches than this are inflated on the caller's thread: a thread's
- * start costs more than it saves on them. */
-#define THREAD_MIN_BATCHES 4
-/* Paeth rows of one byte a pixel unfiltered together, each a byte behind the one above:
- * independent dependency chains for the core to overlap (measured in bench/NOTES_E2E.md). */
-#define PAETH_ROWS 4
+/* The buffer and batch sizes (png_fast_limits.h, where the tests read them). */
+#define INPUT_BUFFER GS_PNG_FAST_INPUT_BYTES
+#define BATCH_BYTES GS_PNG_FAST_BATCH_BYTES
+#define BATCH_SLOTS GS_PNG_FAST_BATCH_SLOTS
+#define THREAD_MIN_BATCHES GS_PNG_FAST_THREAD_MIN_BATCHES
+#define PAETH_ROWS GS_PNG_FAST_PAETH_ROWS
 /* PNG's limits and layout (PNG specification, sections 5 and 11). */
 #define PNG_SIGNATURE_BYTES 8
 #define CHUNK_HEADER_BYTES 8 /* length, type */

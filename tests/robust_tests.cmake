@@ -62,9 +62,13 @@ foreach(decoder png pngfast jpeg stb pnm tiff gif bmp tga)
   set_tests_properties(fuzz_regressions_${decoder} PROPERTIES LABELS "robust"
     FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
 endforeach()
+# The two PNG readers compared on one file (the pngdiff harnesses and png_conformance).
+add_library(gs_png_diff_check STATIC ${GS_ROBUST_ROOT}/fuzz/png_diff_check.c)
+target_include_directories(gs_png_diff_check PUBLIC ${GS_ROBUST_ROOT}/fuzz)
+target_link_libraries(gs_png_diff_check PUBLIC gs_image_io)
 add_executable(test_fuzz_regressions_pngdiff
   ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c ${GS_ROBUST_ROOT}/fuzz/fuzz_png_diff.c)
-target_link_libraries(test_fuzz_regressions_pngdiff PRIVATE gs_image_io)
+target_link_libraries(test_fuzz_regressions_pngdiff PRIVATE gs_png_diff_check)
 add_test(NAME fuzz_regressions_pngdiff COMMAND $<TARGET_FILE:test_fuzz_regressions_pngdiff>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions_pngdiff PROPERTIES LABELS "robust"
