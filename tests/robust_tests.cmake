@@ -83,6 +83,19 @@ add_test(NAME png_decoders COMMAND $<TARGET_FILE:test_png_decoders> ${GS_DAMAGED
 set_tests_properties(png_decoders PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 300)
 
+# The fast PNG reader against libpng on PNGs that libpng, OpenCV, PIL, vips and hand-made
+# zlib streams write at sizes across each of the reader's buffer and batch boundaries,
+# generated at test time (tests/png/conformance.py; vips cases only where vips is installed).
+add_executable(test_png_conformance ${GS_ROBUST_TESTS_DIR}/test_png_conformance.c)
+target_link_libraries(test_png_conformance PRIVATE gs_png_diff_check)
+add_executable(libpng_write ${GS_ROBUST_TESTS_DIR}/png/libpng_write.c)
+target_link_libraries(libpng_write PRIVATE PkgConfig::PNG)
+if(GS_SYSTEM_PYTHON)
+  add_test(NAME png_conformance COMMAND ${GS_SYSTEM_PYTHON} ${GS_ROBUST_TESTS_DIR}/png/conformance.py
+    $<TARGET_FILE:test_png_conformance> $<TARGET_FILE:libpng_write>)
+  set_tests_properties(png_conformance PROPERTIES LABELS "robust" TIMEOUT 300)
+endif()
+
 # A fast-reader refusal of a regular file falls back to libpng, with one note; a pipe keeps
 # the first verdict (an LD_PRELOAD library makes one isal_inflate call fail).
 add_library(test_inflate_fault MODULE ${GS_ROBUST_TESTS_DIR}/preload/inflate_fault.c)
