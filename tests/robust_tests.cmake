@@ -96,6 +96,13 @@ if(GS_SYSTEM_PYTHON)
   set_tests_properties(png_conformance PROPERTIES LABELS "robust" TIMEOUT 300)
 endif()
 
+# The PNG writer's pieces compress as one zlib stream would (level 6, matches 20 and 30 KiB
+# back across every piece's start): a too-short priming keeps the pixels, only size shows it.
+add_executable(test_png_size ${GS_ROBUST_TESTS_DIR}/test_png_size.c)
+target_link_libraries(test_png_size PRIVATE gs_image_io PkgConfig::CHECK ZLIB::ZLIB)
+add_test(NAME png_size COMMAND $<TARGET_FILE:test_png_size>)
+set_tests_properties(png_size PROPERTIES LABELS "robust" TIMEOUT 120)
+
 # A fast-reader refusal of a regular file falls back to libpng, with one note; a pipe keeps
 # the first verdict (an LD_PRELOAD library makes one isal_inflate call fail).
 add_library(test_inflate_fault MODULE ${GS_ROBUST_TESTS_DIR}/preload/inflate_fault.c)
