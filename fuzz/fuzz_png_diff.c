@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io_internal.h"
 #include "png_diff_check.h"
 
 /* --max-pixels of every run, as in fuzz_pipeline.c. */
@@ -13,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char why[2 * GS_ERR_SIZE];
+    char why[GS_PNG_DIFF_WHY_SIZE];
     if (gs_png_diff_compare(data, size, GS_FUZZ_MAX_PIXELS, why, sizeof why) == GS_PNG_DIFF_DIFFERENT) {
         fprintf(stderr, "fuzz_png_diff: %s\n", why);
         abort();

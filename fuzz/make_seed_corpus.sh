@@ -1,5 +1,5 @@
 #!/bin/sh
-# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, and small valid files of every input format and variant (made with /usr/bin/python3, PIL and, for TIFF, tifffile).
+# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, small valid files of every input format and variant (made with /usr/bin/python3, PIL and, for TIFF, tifffile), and PNG descriptions for fuzz_png_writer_diff.
 set -eu
 if [ $# -ne 1 ]; then
     echo "usage: $0 SEED_DIR" >&2
@@ -171,5 +171,39 @@ if tifffile is not None:
         if name.startswith("ojpeg_") or name.startswith("palette-1c-"):
             with open(os.path.join(corpus, name), "rb") as src, open(os.path.join(seeds, "seed_" + name), "wb") as dst:
                 dst.write(src.read())
+
+# Descriptions for fuzz_png_writer_diff, in the layout its header comment gives: the sizes,
+# types and settings of PNGs common writers make (fields taken modulo their ranges there).
+def png_description(color, width, height, content, filters, level, flags=0, seed=1, strategy=0,
+                    window=6, mem_level=7, entries=255, end=0, empty_every=0, idat_sizes=(),
+                    flushes=()):
+    out = bytes([color, flags]) + width.to_bytes(3, "big") + height.to_bytes(3, "big")
+    out += bytes([content]) + seed.to_bytes(4, "big")
+    out += bytes([filters, level, strategy, window, mem_level, entries - 1, end, empty_every])
+    out += b"".join(n.to_bytes(3, "big") for n in (tuple(idat_sizes) + (0, 0, 0, 0))[:4])
+    return out + b"".join(at.to_bytes(3, "big") + bytes([mode]) for at, mode in flushes)
+
+
+GRAY, RGB, PALETTE, GRAY_ALPHA, RGBA = range(5)        # its colour picks
+FLAT, GRADIENT, PHOTO, RANDOM, REPEATING, SPARSE = range(6)
+NONE, SUB, UP, AVERAGE, PAETH, EACH_ROW, PAETH_RUNS = range(7)
+SIXTEEN_BIT, TRNS = 1, 2
+THIRD = (1 << 24) // 3
+for name, desc in {
+    "gray_64": png_description(GRAY, 64, 64, PHOTO, SUB, 6),
+    "rgb_640x480_idat8k": png_description(RGB, 640, 480, PHOTO, EACH_ROW, 6, idat_sizes=(8192,)),
+    "palette_256_idat64k": png_description(PALETTE, 256, 256, RANDOM, NONE, 9, flags=TRNS,
+                                           entries=200, idat_sizes=(65536,)),
+    "gray16_1000x3_stored": png_description(GRAY, 1000, 3, RANDOM, AVERAGE, 0, flags=SIXTEEN_BIT),
+    "graya_128x1024_rle": png_description(GRAY_ALPHA, 128, 1024, REPEATING, PAETH_RUNS, 6, strategy=3,
+                                          window=0, idat_sizes=(1, 100, 0)),
+    "rgba16_300x200_flushes": png_description(RGBA, 300, 200, PHOTO, UP, 4, flags=SIXTEEN_BIT,
+                                              strategy=1, flushes=((THIRD, 0), (2 * THIRD, 1))),
+    "gray_2000x500_ends": png_description(GRAY, 2000, 500, SPARSE, PAETH, 9, strategy=2,
+                                          end=0x23, empty_every=2, idat_sizes=(8192,)),
+    "rgb_1024_level1": png_description(RGB, 1024, 1024, GRADIENT, PAETH, 1),
+}.items():
+    with open(os.path.join(seeds, "seed_pngwrite_%s.bin" % name), "wb") as f:
+        f.write(desc)
 EOF
 echo "make_seed_corpus.sh: $(ls "$SEEDS" | wc -l) seed files in $SEEDS"

@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Room for the longest `why`: both readers' messages (GS_ERR_SIZE each) and some words. */
+#define GS_PNG_DIFF_WHY_SIZE 2304
+
 typedef enum gs_png_diff_verdict {
     GS_PNG_DIFF_BOTH_ACCEPT, /* the same header and the same pixels */
     GS_PNG_DIFF_BOTH_REFUSE, /* both readers refused it */

@@ -13,7 +13,8 @@
  * what it does, for every file (tests/test_image_io.c compares them on PNGs of every
  * filter, level and type; tests/test_png_decoders.c on the damaged corpus; ctest
  * png_conformance on PNGs other programs write, sized across png_fast_limits.h's
- * boundaries; fuzz_png_diff on whatever libFuzzer makes). The rules kept from libpng 1.6 (reading with
+ * boundaries; fuzz_png_diff on whatever libFuzzer makes of PNG bytes, fuzz_png_writer_diff
+ * on PNGs written from what it makes of a description). The rules kept from libpng 1.6 (reading with
  * gsmooth's settings, read_png.c):
  * - IHDR first, checked as png_check_IHDR does; critical chunks' CRCs are checked, an
  *   ancillary chunk with a bad CRC is dropped; an unknown critical chunk is an error;

@@ -73,6 +73,14 @@ add_test(NAME fuzz_regressions_pngdiff COMMAND $<TARGET_FILE:test_fuzz_regressio
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions_pngdiff PROPERTIES LABELS "robust"
   FIXTURES_REQUIRED damaged_corpus TIMEOUT 180)
+# The writing harness reads every file as a description of a PNG up to 2^20 pixels: the
+# saved findings only (the damaged corpus as descriptions would be minutes of deflate).
+add_executable(test_fuzz_regressions_pngwrite
+  ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c ${GS_ROBUST_ROOT}/fuzz/fuzz_png_writer_diff.c)
+target_link_libraries(test_fuzz_regressions_pngwrite PRIVATE gs_png_diff_check ZLIB::ZLIB)
+add_test(NAME fuzz_regressions_pngwrite COMMAND $<TARGET_FILE:test_fuzz_regressions_pngwrite>
+  ${GS_ROBUST_ROOT}/fuzz/regressions)
+set_tests_properties(fuzz_regressions_pngwrite PROPERTIES LABELS "robust" TIMEOUT 180)
 
 # The fast PNG reader against libpng: written PNGs of every kind, the damaged corpus, PNGs
 # of other encoders (tests/png/).

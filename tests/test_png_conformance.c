@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     }
     int accepted = 0, failed = 0;
     for (int i = 0; i < n; i++) {
-        char path[4096], why[2 * GS_ERR_SIZE];
+        char path[4096], why[GS_PNG_DIFF_WHY_SIZE];
         snprintf(path, sizeof path, "%s/%s", argv[1], names[i]->d_name);
         size_t size = 0;
         unsigned char *data = slurp(path, &size);
