@@ -38,17 +38,6 @@ TAIL_CUTS = range(1, 13)
 REALISTIC = (("rgb8", 1920, 1080), ("gray8", 4000, 3000), ("gray16", 2048, 1536))
 # Types other than 8-bit gray: the row-count boundaries, at widths of their own.
 OTHER_TYPES = ("gray16", "ga8", "ga16", "rgb8", "rgb16", "rgba8", "rgba16", "pal8")
-WRITERS_OF = {
-    "gray8": ("libpng", "opencv", "pil", "vips", "zlib"),
-    "gray16": ("libpng", "opencv", "pil", "vips", "zlib"),
-    "ga8": ("libpng", "pil", "vips", "zlib"),
-    "ga16": ("libpng", "vips", "zlib"),
-    "rgb8": ("libpng", "opencv", "pil", "vips", "zlib"),
-    "rgb16": ("libpng", "opencv", "vips", "zlib"),
-    "rgba8": ("libpng", "opencv", "pil", "vips", "zlib"),
-    "rgba16": ("libpng", "opencv", "vips", "zlib"),
-    "pal8": ("libpng", "pil", "vips", "zlib"),
-}
 # Hand-made stream layouts, taken in turn: (row filters, zlib level, strategy, window bits,
 # flushes at batch boundaries, final block, IDAT sizes).
 ZLIB_LAYOUTS = (
@@ -178,7 +167,7 @@ def build_plan(limits, have_vips):
     plan = Plan(limits)
     P, BB = limits["PAETH_ROWS"], limits["BATCH_BYTES"]
     gray = byte_shapes(limits)
-    writers = [w for w in WRITERS_OF["gray8"] if w != "vips" or have_vips]
+    writers = [w for w in pc.WRITERS_OF["gray8"] if w != "vips" or have_vips]
     counter = collections.Counter()
 
     def options(writer, kind, i, width, height):
@@ -212,7 +201,7 @@ def build_plan(limits, have_vips):
                      **options(writer, "gray8", n, w, h))
     # The other types at their own row boundaries, writers and contents in turn.
     for kind in OTHER_TYPES:
-        ws = [w for w in WRITERS_OF[kind] if w != "vips" or have_vips]
+        ws = [w for w in pc.WRITERS_OF[kind] if w != "vips" or have_vips]
         for i, (tag, w, h) in enumerate(row_shapes(plan, kind)):
             writer = ws[i % len(ws)]
             n = counter[writer]
@@ -240,7 +229,7 @@ def build_plan(limits, have_vips):
             tag, w, h = gray[(5 * k + 1) % len(gray)]
             plan.add(tag, "vips", "gray8", w, h, pc.CONTENTS[k % 4], compression=compression)
         tag, w, h = row_shapes(plan, "rgba8")[4]
-        plan.add(tag, "vips", "pal8", w, h, "photo", compression=6, palette=True)
+        plan.add(tag, "vips", "pal8", w, h, "photo", compression=6)
     for k, idat in enumerate(LIBPNG_IDATS):
         for m, kind in enumerate(("gray8", "pal8", "rgba16")):
             tag, w, h = gray[(11 * k + 5 * m) % len(gray)] if kind == "gray8" else row_shapes(plan, kind)[3 + k]
@@ -250,7 +239,7 @@ def build_plan(limits, have_vips):
     # What users write most: each program's defaults, at camera and screen sizes.
     for k, (kind, w, h) in enumerate(REALISTIC):
         for writer in ("opencv", "pil", "vips") if have_vips else ("opencv", "pil"):
-            if writer in WRITERS_OF[kind]:
+            if writer in pc.WRITERS_OF[kind]:
                 plan.add("defaults", writer, kind, w, h, ("photo", "gradient", "flat")[k], defaults=True)
     # Hand-made streams: stored blocks a byte around the input buffer, in one IDAT and in
     # IDATs of the buffer's size and a byte either side.
@@ -296,11 +285,7 @@ def write_case(case, work, libpng_tool, paeth_rows):
     elif writer == "pil":
         pc.write_pil(path, kind, a, opt["level"], opt["optimize"])
     elif writer == "vips":
-        src = a
-        if opt.get("palette"):  # vips quantises colour to a palette
-            src = pc.pixels("rgba8", width, height, content, seed=1)
-            kind = "rgba8"
-        pc.write_vips(path, kind, src, opt["compression"], palette=opt.get("palette", False))
+        pc.write_vips(path, kind, a, opt["compression"])
     else:
         rows = pc.stored_rows(a, kind)
         filters = pc.row_filters(opt["filters"], height, paeth_rows)

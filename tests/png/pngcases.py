@@ -14,6 +14,18 @@ TYPES = {
     "pal8": (1, 8, 3),
 }
 CONTENTS = ("flat", "photo", "random", "gradient")
+# The writers that write each type.
+WRITERS_OF = {
+    "gray8": ("libpng", "opencv", "pil", "vips", "zlib"),
+    "gray16": ("libpng", "opencv", "pil", "vips", "zlib"),
+    "ga8": ("libpng", "pil", "vips", "zlib"),
+    "ga16": ("libpng", "vips", "zlib"),
+    "rgb8": ("libpng", "opencv", "pil", "vips", "zlib"),
+    "rgb16": ("libpng", "opencv", "vips", "zlib"),
+    "rgba8": ("libpng", "opencv", "pil", "vips", "zlib"),
+    "rgba16": ("libpng", "opencv", "vips", "zlib"),
+    "pal8": ("libpng", "pil", "vips", "zlib"),
+}
 # Entries of the palette the palette images use (indices stay below it: other writers
 # refuse or remap indices past their palette).
 PALETTE_ENTRIES = 200
@@ -236,9 +248,14 @@ VIPS = shutil.which("vips")
 VIPS_INTERPRETATION = {1: ("b-w", "grey16"), 2: ("b-w", "grey16"), 3: ("srgb", "rgb16"), 4: ("srgb", "rgb16")}
 
 
-def write_vips(path, kind, a, compression=None, palette=False):
-    """vips rawload ... out.png[compression=N] (None: vips's default); palette: vips
-    quantises RGBA to a palette."""
+def write_vips(path, kind, a, compression=None):
+    """vips rawload ... out.png[compression=N] (None: vips's default); a palette image is
+    vips's own: it quantises an RGBA picture of the same content to one."""
+    palette = TYPES[kind][2] == 3
+    if palette:  # the indices as colours: the content keeps its kind (flat stays flat)
+        kind = "rgba8"
+        i = a[..., 0].astype(np.uint16)
+        a = np.stack([i, 255 - i, (i * 3) & 0xFF, np.full_like(i, 255)], -1).astype(np.uint8)
     channels, bits, _ = TYPES[kind]
     raw = path + ".raw"
     np.ascontiguousarray(a).tofile(raw)  # native byte order, as rawload reads ushort
