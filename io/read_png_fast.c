@@ -183,30 +183,38 @@ static gs_status refill(decoder *dec, char *err, size_t err_size)
     return GS_OK;
 }
 
-/* One call of ISA-L's inflate into next_out/avail_out, given more compressed bytes first
- * when it holds none. ISA-L reads its input ahead of its output: it may have taken every
- * compressed byte of the last IDAT and still hold decoded bytes (up to a window's worth),
- * and the stream's end, to give in later calls. So input that is over is no sign that
- * output is: only a call with no input that gives nothing and moves nothing on means the
- * IDAT data ended before the stream did ("Not enough image data", as libpng says). *zr is
- * ISA-L's return; a stream that ended (block state FINISH: all its bytes given out) sets
- * stream_ended. */
-static gs_status inflate_step(decoder *dec, int *zr, char *err, size_t err_size)
+/* One call of ISA-L's inflate into next_out/avail_out; 1 when it gave bytes or moved its
+ * state on. *zr is ISA-L's return; a stream that ended (block state FINISH: all its bytes
+ * given out) sets stream_ended. */
+static int inflate_once(decoder *dec, int *zr)
 {
-    if (dec->zs.avail_in == 0) {
-        gs_status rc = refill(dec, err, err_size);
-        if (rc != GS_OK) return rc;
-    }
-    const int had_input = dec->zs.avail_in > 0;
     const uint32_t out_before = dec->zs.avail_out;
     const enum isal_block_state state_before = dec->zs.block_state;
     const int32_t bits_before = dec->zs.read_in_length;
     *zr = isal_inflate(&dec->zs);
     if (dec->zs.block_state == ISAL_BLOCK_FINISH) dec->stream_ended = 1;
-    const int moved = dec->zs.avail_out != out_before || dec->zs.block_state != state_before ||
-                      dec->zs.read_in_length != bits_before;
-    if (!had_input && !moved && *zr >= 0 && !dec->stream_ended)
-        return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
+    return dec->zs.avail_out != out_before || dec->zs.block_state != state_before ||
+           dec->zs.read_in_length != bits_before;
+}
+
+/* Inflate a step, with more compressed bytes only once ISA-L needs them. ISA-L reads its
+ * input ahead of its output: it may have taken every compressed byte of the last IDAT and
+ * still hold decoded bytes (up to a window's worth), and the stream's end, to give in later
+ * calls. zlib takes input as it decodes, so libpng reads the next chunk header (and refuses
+ * a bad one, or a chunk that is no IDAT) only when zlib has taken every byte and must give
+ * more. Here likewise: with no input, ISA-L is first asked for what it holds, and only a
+ * call that gives nothing and moves nothing on reads on; IDAT chunks over then mean the
+ * data ended before the stream did ("Not enough image data", as libpng says). */
+static gs_status inflate_step(decoder *dec, int *zr, char *err, size_t err_size)
+{
+    if (dec->zs.avail_in == 0) {
+        if (inflate_once(dec, zr) || *zr < 0 || dec->stream_ended) return GS_OK;
+        gs_status rc = refill(dec, err, err_size);
+        if (rc != GS_OK) return rc;
+        if (dec->zs.avail_in == 0)
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: Not enough image data");
+    }
+    inflate_once(dec, zr);
     return GS_OK;
 }
 
