@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch.h"
+#include "batch_run.h"
 #include "png_tuning.h"
 
 enum long_only {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend_session.h"
+#include "backend_pool.h"
 #include "input_list.h"
 #include "pipeline.h"
 #include "status.h"

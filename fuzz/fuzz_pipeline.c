@@ -59,7 +59,7 @@ typedef struct fuzz_run {
 } fuzz_run;
 
 static const gs_plugin_desc *cpu;     /* the backend */
-static gs_plugin_instance *instance;  /* one instance for the whole session */
+static gs_plugin_instance *instance;  /* one instance for the whole process */
 static int memfd = -1;                /* holds the current input */
 static char out_dir[64];              /* empty between runs */
 

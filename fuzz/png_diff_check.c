@@ -41,7 +41,7 @@ static void decode(const uint8_t *data, size_t size, uint64_t max_pixels, int fa
     gs_source_from_memory(&reader->src, copy, size);
     reader->head_len = size < sizeof reader->head ? size : sizeof reader->head;
     memcpy(reader->head, data, reader->head_len);
-    o->rc = fast ? gs_read_png_fast_open(reader, max_pixels, o->err, sizeof o->err)
+    o->rc = fast ? gs_read_png_isal_open(reader, max_pixels, o->err, sizeof o->err)
                  : gs_read_png_open(reader, max_pixels, o->err, sizeof o->err);
     if (o->rc == GS_OK) {
         o->info = reader->info;

@@ -198,7 +198,7 @@ gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
  * GSMOOTH_PNG_DECODER=libpng sends every PNG to libpng; =fast keeps the fast reader's own
  * verdict (no second reading), for the tests that compare the two. */
 int gs_png_fast_takes(const unsigned char *head, size_t head_len);
-gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *err,
+gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *err,
                                 size_t err_size);
 /* `format` is the name detected from the magic bytes (PSD, HDR, PIC), or NULL to let
  * stb_image tell which of them it is (the fuzz harness). */

@@ -1,4 +1,4 @@
-/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by bands of tile rows. */
+/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by blocks of tile rows. */
 #include "io_internal.h"
 #include "tiff_io.h"
 
@@ -35,8 +35,8 @@
  *
  * Rows are delivered in one of two ways:
  *   - tiles, strips stored as separate planes, interleaved strips of up to
- *     TIFF_BAND_BYTES_MAX, and every TIFF_RGBA image: a band (a tile row, or a strip) of
- *     all planes is decoded into an interleaved buffer of band height x width pixels;
+ *     TIFF_BLOCK_BYTES_MAX, and every TIFF_RGBA image: a block (a tile row, or a strip) of
+ *     all planes is decoded into an interleaved buffer of block height x width pixels;
  *   - larger interleaved strips (a whole image in one strip, say): TIFFReadScanline, one
  *     row at a time (libtiff decodes a strip front to back, so memory stays one row plus
  *     libtiff's raw buffer).
@@ -44,9 +44,9 @@
 
 /* Interleaved strips up to this size are decoded whole (libtiff inflates a whole strip with
  * libdeflate, a row at a time with zlib: 3x slower); larger ones a row at a time. */
-#define TIFF_BAND_BYTES_MAX (8u << 20)
+#define TIFF_BLOCK_BYTES_MAX (8u << 20)
 /* The tile grid's pixels (tiles across x tile width, tiles down x tile height) may be at
- * most this many times the image's, plus the slack (see plan_bands). */
+ * most this many times the image's, plus the slack (see plan_blocks). */
 #define TIFF_TILE_GRID_FACTOR 4u
 #define TIFF_TILE_GRID_SLACK (UINT64_C(1) << 24)
 /* The RGBA interface's pixel: 8-bit R, G, B, A packed in a uint32 (TIFFGetR and friends). */
@@ -83,16 +83,16 @@ typedef struct tiff_state {
     size_t row_bytes;       /* one row, interleaved, as held (RGBA: 4 bytes a pixel) */
     unsigned char *line;    /* row mode: the row as libtiff gives it (packed when bits < 8) */
     unsigned char *row;     /* row mode: the row as held (line itself unless unpacked) */
-    /* band mode (band != NULL): tiles, separate planes, strips up to TIFF_BAND_BYTES_MAX, RGBA */
+    /* block mode (block != NULL): tiles, separate planes, strips up to TIFF_BLOCK_BYTES_MAX, RGBA */
     int tiled;
     int separate;           /* planes stored apart (PlanarConfig 2) */
-    uint32_t band_rows;     /* tile height, or rows per strip */
+    uint32_t block_rows;     /* tile height, or rows per strip */
     uint32_t tile_width;
-    uint32_t band_index;    /* band held in `band`; UINT32_MAX before the first */
-    unsigned char *band;    /* band_rows x row_bytes */
+    uint32_t block_index;    /* block held in `block`; UINT32_MAX before the first */
+    unsigned char *block;    /* block_rows x row_bytes */
     unsigned char *piece;   /* one tile, or one strip that must be rearranged (one plane's,
                              * or packed samples), as libtiff decodes it; NULL for strips
-                             * decoded straight into band */
+                             * decoded straight into block */
     size_t piece_bytes;
     unsigned char *raw;     /* TIFF_RGBA, uncompressed tiles: libtiff's raw buffer (raw_tiles) */
 } tiff_state;
@@ -155,51 +155,51 @@ static void place_samples(const tiff_state *t, unsigned char *dst, const unsigne
     for (uint32_t x = 0; x < cols; ++x, dst += step, src += t->bytes) memcpy(dst, src, t->bytes);
 }
 
-/* Band `b` through libtiff's RGBA interface: rows b * band_rows onwards as ABGR pixels,
+/* Block `b` through libtiff's RGBA interface: rows b * block_rows onwards as ABGR pixels,
  * top row first (the orientation requested is the file's own, so nothing is flipped). */
-static gs_status load_band_rgba(gs_reader *reader, uint32_t b, uint32_t rows, char *err,
+static gs_status load_block_rgba(gs_reader *reader, uint32_t b, uint32_t rows, char *err,
                                 size_t err_size)
 {
     tiff_state *t = reader->impl;
-    memset(t->band, 0, (size_t)rows * t->row_bytes);
-    const uint32_t y0 = b * t->band_rows;
+    memset(t->block, 0, (size_t)rows * t->row_bytes);
+    const uint32_t y0 = b * t->block_rows;
     t->rgba.row_offset = (int)y0; /* y0 < height <= INT_MAX: checked when the reader opened */
     t->rgba.col_offset = 0;
-    if (!TIFFRGBAImageGet(&t->rgba, (uint32_t *)(void *)t->band, reader->info.width, rows) ||
+    if (!TIFFRGBAImageGet(&t->rgba, (uint32_t *)(void *)t->block, reader->info.width, rows) ||
         decode_failed(t)) {
         char what[64];
         snprintf(what, sizeof what, "rows %u..%u are unreadable", y0, y0 + (rows - 1));
         return tiff_failure(t, what, err, err_size);
     }
-    t->band_index = b;
+    t->block_index = b;
     return GS_OK;
 }
 
-/* Decode band `b` (rows b * band_rows onwards) of every plane into t->band. */
-static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_size)
+/* Decode block `b` (rows b * block_rows onwards) of every plane into t->block. */
+static gs_status load_block(gs_reader *reader, uint32_t b, char *err, size_t err_size)
 {
     tiff_state *t = reader->impl;
     const uint32_t width = reader->info.width;
-    const uint32_t y0 = b * t->band_rows;
-    const uint32_t rows = reader->info.height - y0 < t->band_rows ? reader->info.height - y0 : t->band_rows;
+    const uint32_t y0 = b * t->block_rows;
+    const uint32_t rows = reader->info.height - y0 < t->block_rows ? reader->info.height - y0 : t->block_rows;
     const unsigned planes = t->separate ? t->channels : 1;
 
-    if (t->kind == TIFF_RGBA) return load_band_rgba(reader, b, rows, err, err_size);
+    if (t->kind == TIFF_RGBA) return load_block_rgba(reader, b, rows, err, err_size);
     for (unsigned s = 0; s < planes; ++s) {
         if (!t->tiled) {
             const size_t src_row = file_row_bytes(t, width);
             const tmsize_t want = (tmsize_t)((size_t)rows * src_row);
             const uint32_t strip = TIFFComputeStrip(t->tif, y0, (uint16_t)s);
-            unsigned char *into = t->piece ? t->piece : t->band;
+            unsigned char *into = t->piece ? t->piece : t->block;
             memset(into, 0, (size_t)want); /* nothing of the last strip can show through */
             if (TIFFReadEncodedStrip(t->tif, strip, into, want) != want || decode_failed(t)) {
                 char what[64];
                 snprintf(what, sizeof what, "strip %u is short or unreadable", strip);
                 return tiff_failure(t, what, err, err_size);
             }
-            if (!t->piece) continue; /* interleaved bytes: the strip is the band */
+            if (!t->piece) continue; /* interleaved bytes: the strip is the block */
             for (uint32_t r = 0; r < rows; ++r)
-                place_samples(t, t->band + (size_t)r * t->row_bytes, t->piece + (size_t)r * src_row,
+                place_samples(t, t->block + (size_t)r * t->row_bytes, t->piece + (size_t)r * src_row,
                               width, s);
             continue;
         }
@@ -216,11 +216,11 @@ static gs_status load_band(gs_reader *reader, uint32_t b, char *err, size_t err_
             }
             const uint32_t cols = width - x < t->tile_width ? width - x : t->tile_width;
             for (uint32_t r = 0; r < rows; ++r)
-                place_samples(t, t->band + (size_t)r * t->row_bytes + (size_t)x * t->channels * t->bytes,
+                place_samples(t, t->block + (size_t)r * t->row_bytes + (size_t)x * t->channels * t->bytes,
                               t->piece + (size_t)r * tile_row, cols, s);
         }
     }
-    t->band_index = b;
+    t->block_index = b;
     return GS_OK;
 }
 
@@ -287,13 +287,13 @@ static gs_status tiff_read_rows(gs_reader *reader, unsigned char *dst, size_t st
     for (uint32_t i = 0; i < rows; ++i) {
         const uint32_t y = reader->next_row + i;
         const unsigned char *row;
-        if (t->band) {
-            const uint32_t b = y / t->band_rows;
-            if (b != t->band_index) {
-                gs_status rc = load_band(reader, b, err, err_size);
+        if (t->block) {
+            const uint32_t b = y / t->block_rows;
+            if (b != t->block_index) {
+                gs_status rc = load_block(reader, b, err, err_size);
                 if (rc != GS_OK) return rc;
             }
-            row = t->band + (size_t)(y - b * t->band_rows) * t->row_bytes;
+            row = t->block + (size_t)(y - b * t->block_rows) * t->row_bytes;
         } else {
             memset(t->line, 0, file_row_bytes(t, reader->info.width));
             if (TIFFReadScanline(t->tif, t->line, y, 0) < 0 || decode_failed(t)) {
@@ -319,7 +319,7 @@ static void tiff_state_destroy(void *impl)
     gs_tiff_input_close(&t->in);
     if (t->row != t->line) free(t->row);
     free(t->line);
-    free(t->band);
+    free(t->block);
     free(t->piece);
     free(t->lut);
     free(t);
@@ -572,18 +572,18 @@ static gs_status check_strile_count(tiff_state *t, const gs_image_info *info, ui
 
 /* ---- buffers ---- */
 
-/* Band mode's buffers: a band of interleaved rows and one decoded strip or tile. */
-static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint32_t strip_rows,
+/* Block mode's buffers: a block of interleaved rows and one decoded strip or tile. */
+static gs_status plan_blocks(tiff_state *t, const gs_image_info *info, uint32_t strip_rows,
                             uint64_t alloc_limit, char *err, size_t err_size)
 {
-    uint32_t band_rows = strip_rows;
+    uint32_t block_rows = strip_rows;
     if (t->tiled) {
         uint32_t tw = 0, th = 0;
         TIFFGetField(t->tif, TIFFTAG_TILEWIDTH, &tw);
         TIFFGetField(t->tif, TIFFTAG_TILELENGTH, &th);
         if (tw == 0 || th == 0) return tiff_failure(t, "tiles without a size", err, err_size);
         t->tile_width = tw;
-        band_rows = th;
+        block_rows = th;
         const uint64_t tile = TIFFTileSize64(t->tif); /* 0 when the size overflows */
         if (tile == 0) return tiff_failure(t, "tile size overflows", err, err_size);
         /* A tile may be larger than the image, but not larger than what --max-pixels
@@ -606,28 +606,28 @@ static gs_status plan_bands(tiff_state *t, const gs_image_info *info, uint32_t s
                            (unsigned long long)grid_h);
         /* The RGBA interface decodes tiles into its own buffer. */
         if (t->kind != TIFF_RGBA) t->piece_bytes = (size_t)tile;
-    } else if (band_rows == 0) {
-        band_rows = 1;
+    } else if (block_rows == 0) {
+        block_rows = 1;
     }
-    if (band_rows > info->height) band_rows = info->height;
-    t->band_rows = band_rows;
-    const uint64_t band = (uint64_t)band_rows * t->row_bytes;
-    if (band > SIZE_MAX / 2) return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "TIFF band of %u rows does not fit in memory", band_rows);
-    /* The RGBA band holds a whole strip or tile row at 4 bytes a pixel: libtiff's RGBA
-     * interface decodes a strip from its start for every call, so a band never cuts one. */
-    if (t->kind == TIFF_RGBA && band > alloc_limit)
+    if (block_rows > info->height) block_rows = info->height;
+    t->block_rows = block_rows;
+    const uint64_t block = (uint64_t)block_rows * t->row_bytes;
+    if (block > SIZE_MAX / 2) return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "TIFF block of %u rows does not fit in memory", block_rows);
+    /* The RGBA block holds a whole strip or tile row at 4 bytes a pixel: libtiff's RGBA
+     * interface decodes a strip from its start for every call, so a block never cuts one. */
+    if (t->kind == TIFF_RGBA && block > alloc_limit)
         return gs_fail(err, err_size, GS_ERR_TOO_LARGE,
-                       "TIFF band of %u rows (%llu bytes as RGBA) is over the memory limit that "
-                       "--max-pixels sets (%llu bytes)", band_rows, (unsigned long long)band,
+                       "TIFF block of %u rows (%llu bytes as RGBA) is over the memory limit that "
+                       "--max-pixels sets (%llu bytes)", block_rows, (unsigned long long)block,
                        (unsigned long long)alloc_limit);
-    /* One strip of one plane, or of packed samples: rearranged into the band. */
+    /* One strip of one plane, or of packed samples: rearranged into the block. */
     if (!t->tiled && (t->separate || t->bits < 8))
-        t->piece_bytes = (size_t)band_rows * file_row_bytes(t, info->width);
-    t->band = calloc(1, (size_t)band);
+        t->piece_bytes = (size_t)block_rows * file_row_bytes(t, info->width);
+    t->block = calloc(1, (size_t)block);
     if (t->piece_bytes) t->piece = calloc(1, t->piece_bytes);
-    if (!t->band || (t->piece_bytes && !t->piece))
-        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %u-row TIFF band", band_rows);
-    t->band_index = UINT32_MAX;
+    if (!t->block || (t->piece_bytes && !t->piece))
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a %u-row TIFF block", block_rows);
+    t->block_index = UINT32_MAX;
     return GS_OK;
 }
 
@@ -671,7 +671,7 @@ static gs_status begin_rgba(tiff_state *t, char *err, size_t err_size)
 static gs_status raw_tiles(tiff_state *t, uint16_t compression, char *err, size_t err_size)
 {
     if (t->kind != TIFF_RGBA || !t->tiled || compression != COMPRESSION_NONE) return GS_OK;
-    const tmsize_t tile = TIFFTileSize(t->tif); /* plan_bands held it to the allocation cap */
+    const tmsize_t tile = TIFFTileSize(t->tif); /* plan_blocks held it to the allocation cap */
     if (tile <= 0) return tiff_failure(t, "tile size overflows", err, err_size);
     t->raw = malloc((size_t)tile);
     if (!t->raw) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for a TIFF tile");
@@ -770,8 +770,8 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     }
     const uint32_t strip_rows = rows_per_strip < height ? rows_per_strip : height;
     if (t->tiled || t->separate || t->kind == TIFF_RGBA ||
-        (uint64_t)strip_rows * row_bytes <= TIFF_BAND_BYTES_MAX)
-        rc = plan_bands(t, &reader->info, strip_rows, limit, err, err_size);
+        (uint64_t)strip_rows * row_bytes <= TIFF_BLOCK_BYTES_MAX)
+        rc = plan_blocks(t, &reader->info, strip_rows, limit, err, err_size);
     else
         rc = plan_rows(t, &reader->info, err, err_size);
     if (rc == GS_OK) rc = raw_tiles(t, compression, err, err_size);

@@ -65,7 +65,7 @@ static gs_status open_png(gs_reader *reader, uint64_t max_pixels, char *err, siz
         return gs_read_png_open(reader, max_pixels, err, err_size);
     /* A stream cannot go back past its first 64 KiB: there the first verdict stands. */
     reader->png_fallback = !fast_only && reader->src.fd < 0;
-    gs_status rc = gs_read_png_fast_open(reader, max_pixels, err, err_size);
+    gs_status rc = gs_read_png_isal_open(reader, max_pixels, err, err_size);
     if (rc == GS_ERR_FORMAT && reader->png_fallback) return png_fall_back(reader, err, err, err_size);
     return rc;
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "batch.h"
+#include "batch_run.h"
 #include "input_list.h"
 #include "library.h"
 
@@ -122,10 +122,10 @@ gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *
     gs_batch_events events = {relay_finished, o->progress ? relay_progress : NULL,
                               ctx->note ? relay_note : NULL, &relay};
     gs_batch_request request = {work, &inputs->list, {o->shard_index, o->shard_count}, o->out_dir,
-                                o->jobs, ctx->worker.threads, o->skip_existing};
+                                o->jobs, ctx->instances.threads, o->skip_existing};
     gs_batch_result r;
     pthread_mutex_lock(&ctx->call);
-    gs_batch_run(&ctx->session, &request, &events, &r);
+    gs_batch_run(&ctx->pool, &request, &events, &r);
     pthread_mutex_unlock(&ctx->call);
     full = (gsmooth_batch_result){sizeof full, r.files, r.done, r.failed, r.skipped, r.elapsed_s, r.bytes};
     if (result) gs_struct_out(result, &full, sizeof full);

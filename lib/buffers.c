@@ -120,32 +120,32 @@ static gs_status check_depth(const gs_plugin_desc *d, uint32_t bits, char *err, 
     return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples", d->name, bits);
 }
 
-/* A band of rows for one lane (device) of a host-memory call. */
-typedef struct band {
+/* A share of rows for one runner (device) of a host-memory call. */
+typedef struct share {
     gsmooth_context *ctx;
     const gs_plugin_desc *desc;
-    gs_plugin_instance *instance; /* lane 0's comes from select; the others make their own */
-    unsigned lane;
+    gs_plugin_instance *instance; /* runner 0's comes from select; the others make their own */
+    unsigned runner;
     const buffer_work *work;
     const gsmooth_image *src, *dst;
     uint32_t y0, rows;
     gs_status rc;
     char err[GS_ERR_SIZE];
-} band;
+} share;
 
-static void *run_band(void *arg)
+static void *run_share(void *arg)
 {
-    band *b = arg;
+    share *b = arg;
     if (!b->instance)
-        b->rc = gs_worker_lane(&b->ctx->worker, b->lane, b->desc, &b->instance, b->err, sizeof b->err);
+        b->rc = gs_instances_runner(&b->ctx->instances, b->runner, b->desc, &b->instance, b->err, sizeof b->err);
     if (b->rc == GS_OK)
         b->rc = run_rows(b->desc, b->instance, b->work, b->src, b->dst, b->y0, b->rows, b->err,
                          sizeof b->err);
     return NULL;
 }
 
-/* Host memory: the backend auto picks for the work, the rows cut into one band per device
- * the context uses (the 2d table's columns run top to bottom: one band). */
+/* Host memory: the backend auto picks for the work, the rows cut into one share per device
+ * the context uses (the 2d table's columns run top to bottom: one share). */
 static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
                           const gsmooth_image *dst, char *err, size_t err_size)
 {
@@ -153,7 +153,7 @@ static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmo
     const uint64_t passes = w->mode != GS_MODE_SMOOTH || w->iters == 0 ? 1u : (uint64_t)w->iters * axis_count;
     const gs_plugin_desc *d = NULL;
     gs_plugin_instance *inst = NULL;
-    gs_status rc = gs_worker_select(&ctx->worker, w->op, (uint64_t)src->width * src->height * passes,
+    gs_status rc = gs_instances_select(&ctx->instances, w->op, (uint64_t)src->width * src->height * passes,
                                     &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
     if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
@@ -162,34 +162,34 @@ static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmo
         dst->stride % align)
         return gs_fail(err, err_size, GS_ERR_USAGE, "backend %s needs rows aligned to %zu bytes",
                        d->name, align);
-    unsigned lanes = w->op == GS_OP_INTEGRAL_2D ? 1u : gs_worker_lanes(&ctx->worker, d);
-    if (lanes > src->height) lanes = src->height;
-    if (lanes > GS_MAX_LANES) lanes = GS_MAX_LANES;
-    if (lanes <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
+    unsigned runners = w->op == GS_OP_INTEGRAL_2D ? 1u : gs_instances_runners(&ctx->instances, d);
+    if (runners > src->height) runners = src->height;
+    if (runners > GS_MAX_RUNNERS) runners = GS_MAX_RUNNERS;
+    if (runners <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
 
-    band bands[GS_MAX_LANES];
-    pthread_t threads[GS_MAX_LANES];
-    int started[GS_MAX_LANES] = {0};
-    const uint32_t per = (src->height + lanes - 1) / lanes;
-    for (unsigned l = 0; l < lanes; ++l) {
+    share shares[GS_MAX_RUNNERS];
+    pthread_t threads[GS_MAX_RUNNERS];
+    int started[GS_MAX_RUNNERS] = {0};
+    const uint32_t per = (src->height + runners - 1) / runners;
+    for (unsigned l = 0; l < runners; ++l) {
         const uint32_t y0 = l * per;
-        bands[l] = (band){ctx, d, l == 0 ? inst : NULL, l, w, src, dst, y0,
+        shares[l] = (share){ctx, d, l == 0 ? inst : NULL, l, w, src, dst, y0,
                           y0 >= src->height ? 0 : (src->height - y0 < per ? src->height - y0 : per),
                           GS_OK, ""};
     }
-    for (unsigned l = 1; l < lanes; ++l)
-        if (bands[l].rows) started[l] = pthread_create(&threads[l], NULL, run_band, &bands[l]) == 0;
-    run_band(&bands[0]);
-    rc = bands[0].rc;
-    if (rc != GS_OK) gs_fail(err, err_size, rc, "%s", bands[0].err);
-    for (unsigned l = 1; l < lanes; ++l) {
-        if (!bands[l].rows) continue;
+    for (unsigned l = 1; l < runners; ++l)
+        if (shares[l].rows) started[l] = pthread_create(&threads[l], NULL, run_share, &shares[l]) == 0;
+    run_share(&shares[0]);
+    rc = shares[0].rc;
+    if (rc != GS_OK) gs_fail(err, err_size, rc, "%s", shares[0].err);
+    for (unsigned l = 1; l < runners; ++l) {
+        if (!shares[l].rows) continue;
         if (started[l]) {
             pthread_join(threads[l], NULL);
         } else {
-            run_band(&bands[l]); /* no thread to spare: this one does it */
+            run_share(&shares[l]); /* no thread to spare: this one does it */
         }
-        if (rc == GS_OK && bands[l].rc != GS_OK) rc = gs_fail(err, err_size, bands[l].rc, "%s", bands[l].err);
+        if (rc == GS_OK && shares[l].rc != GS_OK) rc = gs_fail(err, err_size, shares[l].rc, "%s", shares[l].err);
     }
     return rc;
 }
@@ -202,7 +202,7 @@ static gs_status run_device(gsmooth_context *ctx, const buffer_work *w, const gs
     gs_plugin_instance *inst = NULL;
     if (src->device < 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
-    gs_status rc = gs_worker_device_memory(&ctx->worker, w->op, src->device, &d, &inst, err, err_size);
+    gs_status rc = gs_instances_device_memory(&ctx->instances, w->op, src->device, &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
     if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
     return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);

@@ -75,7 +75,7 @@ void gs_context_note(void *context, const char *file, const char *message)
     if (ctx->note) ctx->note(ctx->note_user, file, message);
 }
 
-/* The session's fallback note ("CUDA backend unavailable ...; using the CPU"). */
+/* The pool's fallback note ("CUDA backend unavailable ...; using the CPU"). */
 static void context_message(void *context, const char *line) { gs_context_note(context, NULL, line); }
 
 void gsmooth_context_options_init(gsmooth_context_options *o)
@@ -115,16 +115,16 @@ gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_
     strcpy(ctx->backend, backend);
     ctx->note = o->note;
     ctx->note_user = o->note_user;
-    gs_status rc = gs_session_open(&ctx->session, ctx->backend, o->plugin_dir, context_message, err,
+    gs_status rc = gs_backend_pool_open(&ctx->pool, ctx->backend, o->plugin_dir, context_message, err,
                                    err_size);
     if (rc != GS_OK) {
-        gs_session_close(&ctx->session);
+        gs_backend_pool_close(&ctx->pool);
         free(ctx);
         return gs_public_status(rc);
     }
-    ctx->session.message_user = ctx;
-    ctx->session.devices = devices;
-    gs_worker_init(&ctx->worker, &ctx->session, o->threads);
+    ctx->pool.message_user = ctx;
+    ctx->pool.devices = devices;
+    gs_instances_init(&ctx->instances, &ctx->pool, o->threads);
     pthread_mutex_init(&ctx->call, NULL);
     *out = ctx;
     return GSMOOTH_OK;
@@ -135,13 +135,13 @@ void gsmooth_context_destroy(gsmooth_context *ctx)
     if (!ctx) return;
     pthread_mutex_lock(&ctx->call); /* a call still running on another thread ends first */
     pthread_mutex_unlock(&ctx->call);
-    gs_worker_release(&ctx->worker);
-    gs_session_close(&ctx->session);
+    gs_instances_release(&ctx->instances);
+    gs_backend_pool_close(&ctx->pool);
     pthread_mutex_destroy(&ctx->call);
     free(ctx);
 }
 
-size_t gsmooth_context_backend_count(gsmooth_context *ctx) { return ctx ? ctx->session.list.count : 0; }
+size_t gsmooth_context_backend_count(gsmooth_context *ctx) { return ctx ? ctx->pool.list.count : 0; }
 
 gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_backend_info *out,
                                        char *err, size_t err_size)
@@ -152,10 +152,10 @@ gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_b
     gsmooth_backend_info info;
     memset(&info, 0, sizeof info);
     pthread_mutex_lock(&ctx->call);
-    pthread_mutex_lock(&ctx->session.lock); /* probes of the shared list run under it */
-    gs_backend *b = i < ctx->session.list.count ? &ctx->session.list.items[i] : NULL;
+    pthread_mutex_lock(&ctx->pool.lock); /* probes of the shared list run under it */
+    gs_backend *b = i < ctx->pool.list.count ? &ctx->pool.list.items[i] : NULL;
     if (b) gs_backend_probe(b);
-    pthread_mutex_unlock(&ctx->session.lock);
+    pthread_mutex_unlock(&ctx->pool.lock);
     pthread_mutex_unlock(&ctx->call);
     if (!b) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i));
     info.path = b->path;

@@ -69,8 +69,8 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
     gs_work work;
     rc = gs_work_of(o, &work, err, err_size);
     if (rc != GS_OK) return gs_public_status(rc);
-    gs_job job = {work, gs_worker_select, &ctx->worker, ctx->note ? gs_context_note : NULL,
-                  gs_worker_lanes, gs_worker_lane, ctx};
+    gs_job job = {work, gs_instances_select, &ctx->instances, ctx->note ? gs_context_note : NULL,
+                  gs_instances_runners, gs_instances_runner, ctx};
     gs_phase_times t;
     gs_image_facts facts;
     pthread_mutex_lock(&ctx->call);

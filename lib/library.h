@@ -1,20 +1,20 @@
-/* library.h: libgsmooth's context as its source files share it: the plugin session, the one worker that holds its backend instances, and the call lock. */
+/* library.h: libgsmooth's context as its source files share it: the backend pool, the instances that run its backends, and the call lock. */
 #ifndef GS_LIBRARY_H
 #define GS_LIBRARY_H
 
 #include <limits.h>
 #include <pthread.h>
 
-#include "backend_session.h"
+#include "backend_pool.h"
 #include "gsmooth/gsmooth.h"
 #include "pipeline.h"
 #include "status.h"
 
 struct gsmooth_context {
     pthread_mutex_t call;          /* held for the length of each call (the header's rule) */
-    gs_session session;            /* the plugins found, the backend asked for, devices */
-    gs_worker worker;              /* the instances, made on first use, kept until destroy */
-    char backend[PATH_MAX];        /* the session's backend name (it points here) */
+    gs_backend_pool pool;               /* the plugins found, the backend asked for, devices */
+    gs_instances instances;         /* the instances, made on first use, kept until destroy */
+    char backend[PATH_MAX];        /* the pool's backend name (it points here) */
     void (*note)(void *user, const char *file, const char *message);
     void *note_user;
 };

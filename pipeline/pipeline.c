@@ -15,7 +15,7 @@
 #define GS_DEFAULT_STRIP_BYTES (1u << 20)
 /* Bytes of input a window (strip + 2 halos) may grow to so that its halos stay a small part. */
 #define HALO_WINDOW_BYTES (8u << 20)
-/* Strips in flight: one being decoded, one computed on each lane, one encoded. */
+/* Strips in flight: one being decoded, one computed on each runner, one encoded. */
 #define GS_PIPELINE_SLOTS 3
 
 static uint64_t now_ns(void)
@@ -55,9 +55,9 @@ static void *alloc_rows(size_t rows, size_t stride, size_t align)
 typedef struct plan {
     const gs_job *job;              /* what to compute, and the callbacks */
     const gs_plugin_desc *backend;  /* chosen backend */
-    gs_plugin_instance *instance;   /* its instance: lane 0's */
-    unsigned lanes;                 /* lanes strips spread over: 1, or one per device (the
-                                       other lanes' instances come from job->lane) */
+    gs_plugin_instance *instance;   /* its instance: runner 0's */
+    unsigned runners;                 /* runners strips spread over: 1, or one per device (the
+                                       other runners' instances come from job->runner) */
     const char *input, *output;     /* names for messages */
     gs_out_format format;           /* output format */
     uint32_t width, height;         /* image size */
@@ -272,14 +272,14 @@ cleanup:
 }
 
 /* ---- streaming: decode, compute and encode stages on their own threads (compute on one
- * thread per lane), GS_PIPELINE_SLOTS + lanes - 1 strips in flight ---- */
+ * thread per runner), GS_PIPELINE_SLOTS + runners - 1 strips in flight ---- */
 
 typedef struct stream {
     const plan *plan;               /* the file */
     gs_reader *reader;              /* decode stage's */
     gs_writer *writer;              /* encode stage's */
     uint32_t strips;                /* strips in the image */
-    uint32_t slots;                 /* buffers in use: GS_PIPELINE_SLOTS + lanes - 1, or fewer strips */
+    uint32_t slots;                 /* buffers in use: GS_PIPELINE_SLOTS + runners - 1, or fewer strips */
     void **in;                      /* decoded strips, one a slot */
     void **out;                     /* computed strips, one a slot */
     uint32_t *computed;             /* per slot: 1 + the strip computed into it, 0 before */
@@ -291,8 +291,8 @@ typedef struct stream {
     gs_status status;               /* the first failure */
     char err[GS_ERR_SIZE];          /* its message */
     uint64_t decode_ns, encode_ns;  /* stage times */
-    uint64_t kernel_ns[GS_MAX_LANES]; /* compute time of each lane */
-    device_times *device;           /* what the lanes' instances measured, summed (under lock) */
+    uint64_t kernel_ns[GS_MAX_RUNNERS]; /* compute time of each runner */
+    device_times *device;           /* what the runners' instances measured, summed (under lock) */
 } stream;
 
 /* Wait until *counter > target or a stage failed; returns 0 to go on, -1 to stop. */
@@ -305,7 +305,7 @@ static int wait_for(stream *s, const uint32_t *counter, uint32_t target)
     return stop ? -1 : 0;
 }
 
-/* Wait until strip i is computed (lanes finish out of order) or a stage failed. */
+/* Wait until strip i is computed (runners finish out of order) or a stage failed. */
 static int wait_computed(stream *s, uint32_t i)
 {
     pthread_mutex_lock(&s->lock);
@@ -394,36 +394,36 @@ static void *encode_stage(void *arg)
     return NULL;
 }
 
-/* One lane of the compute stage: strips lane, lane + lanes, ... on the lane's instance. */
-typedef struct compute_lane {
+/* One runner of the compute stage: strips runner, runner + runners, ... on the runner's instance. */
+typedef struct compute_runner {
     stream *s;
-    unsigned lane;
-} compute_lane;
+    unsigned runner;
+} compute_runner;
 
 static void *compute_stage(void *arg)
 {
-    const compute_lane *cl = arg;
+    const compute_runner *cl = arg;
     stream *s = cl->s;
     const plan *p = s->plan;
     char msg[GS_ERR_SIZE], err[GS_ERR_SIZE];
-    /* Lanes past the first start their instance (their device) here, all at once. */
+    /* Runners past the first start their instance (their device) here, all at once. */
     gs_plugin_instance *instance = p->instance;
-    if (cl->lane > 0) {
-        gs_status rc = p->job->lane(p->job->select_ctx, cl->lane, p->backend, &instance, msg, sizeof msg);
+    if (cl->runner > 0) {
+        gs_status rc = p->job->runner(p->job->select_ctx, cl->runner, p->backend, &instance, msg, sizeof msg);
         if (rc != GS_OK) {
             fail_stream(s, gs_fail(err, sizeof err, rc, "%s: %s", p->input, msg), err);
             return NULL;
         }
     }
     const gs_plugin_timings before = instance_timings(p->backend, instance);
-    for (uint32_t i = cl->lane; i < s->strips; i += p->lanes) {
+    for (uint32_t i = cl->runner; i < s->strips; i += p->runners) {
         if (wait_for(s, &s->decoded, i) != 0) break;
         uint64_t t = now_ns();
         const uint32_t y = i * p->strip_rows, rows = rows_from(p, y);
         gs_status cs = compute_strip(p, instance, s->in[i % s->slots], s->out[i % s->slots], rows,
                                      y - window_start(p, i), window_end(p, i) - (y + rows), msg,
                                      sizeof msg);
-        s->kernel_ns[cl->lane] += now_ns() - t;
+        s->kernel_ns[cl->runner] += now_ns() - t;
         if (cs != GS_OK) {
             fail_stream(s, cs, msg);
             break;
@@ -449,12 +449,12 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
     s.reader = reader;
     s.device = dev;
     s.strips = (p->height + p->strip_rows - 1) / p->strip_rows;
-    s.slots = s.strips < GS_PIPELINE_SLOTS + p->lanes - 1 ? s.strips : GS_PIPELINE_SLOTS + p->lanes - 1;
+    s.slots = s.strips < GS_PIPELINE_SLOTS + p->runners - 1 ? s.strips : GS_PIPELINE_SLOTS + p->runners - 1;
     char msg[GS_ERR_SIZE];
     gs_status rc = GS_OK;
-    pthread_t decoder, encoder, lane_thread[GS_MAX_LANES];
-    compute_lane lanes[GS_MAX_LANES];
-    unsigned lanes_started = 1; /* lane 0 runs on this thread */
+    pthread_t decoder, encoder, runner_thread[GS_MAX_RUNNERS];
+    compute_runner runners[GS_MAX_RUNNERS];
+    unsigned runners_started = 1; /* runner 0 runs on this thread */
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
 
@@ -492,20 +492,20 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
     }
-    for (unsigned l = 0; l < p->lanes; ++l) lanes[l] = (compute_lane){&s, l};
-    for (; lanes_started < p->lanes; ++lanes_started)
-        if (pthread_create(&lane_thread[lanes_started], NULL, compute_stage, &lanes[lanes_started]) != 0) {
+    for (unsigned l = 0; l < p->runners; ++l) runners[l] = (compute_runner){&s, l};
+    for (; runners_started < p->runners; ++runners_started)
+        if (pthread_create(&runner_thread[runners_started], NULL, compute_stage, &runners[runners_started]) != 0) {
             fail_stream(&s, GS_ERR_NOMEM, no_thread);
             break;
         }
-    /* Lane 0 runs here, so select's instance stays on the calling thread. */
-    compute_stage(&lanes[0]);
-    for (unsigned l = 1; l < lanes_started; ++l) pthread_join(lane_thread[l], NULL);
+    /* Runner 0 runs here, so select's instance stays on the calling thread. */
+    compute_stage(&runners[0]);
+    for (unsigned l = 1; l < runners_started; ++l) pthread_join(runner_thread[l], NULL);
     pthread_join(decoder, NULL);
     pthread_join(encoder, NULL);
     times->decode += s.decode_ns;
     times->encode += s.encode_ns;
-    for (unsigned l = 0; l < p->lanes; ++l) times->kernel += s.kernel_ns[l];
+    for (unsigned l = 0; l < p->runners; ++l) times->kernel += s.kernel_ns[l];
     if (s.failed) {
         rc = gs_fail(err, err_size, s.status, "%s", s.err);
         goto cleanup;
@@ -613,19 +613,19 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     }
     if (p.strip_rows > p.height) p.strip_rows = p.height;
     if (p.halo > p.height) p.halo = p.height;
-    /* Strips spread over the lanes (devices) when they do not depend on each other: two
-     * strips a lane at least, while a strip stays at least two halos tall. */
-    p.lanes = job->lanes && !p.view && o->mode != GS_MODE_INTEGRAL_2D
-                  ? job->lanes(job->select_ctx, d) : 1u;
-    if (p.lanes > GS_MAX_LANES) p.lanes = GS_MAX_LANES;
-    if (p.lanes < 1) p.lanes = 1;
-    if (p.lanes > 1) {
-        uint64_t even = ((uint64_t)p.height + 2 * p.lanes - 1) / (2 * p.lanes);
+    /* Strips spread over the runners (devices) when they do not depend on each other: two
+     * strips a runner at least, while a strip stays at least two halos tall. */
+    p.runners = job->runners && !p.view && o->mode != GS_MODE_INTEGRAL_2D
+                  ? job->runners(job->select_ctx, d) : 1u;
+    if (p.runners > GS_MAX_RUNNERS) p.runners = GS_MAX_RUNNERS;
+    if (p.runners < 1) p.runners = 1;
+    if (p.runners > 1) {
+        uint64_t even = ((uint64_t)p.height + 2 * p.runners - 1) / (2 * p.runners);
         if (even < p.strip_rows && even >= 2ull * p.halo) p.strip_rows = (uint32_t)even;
     }
-    /* A lane without a strip would start a device for nothing. */
+    /* A runner without a strip would start a device for nothing. */
     const uint32_t strips = (p.height + p.strip_rows - 1) / p.strip_rows;
-    if (p.lanes > strips) p.lanes = strips;
+    if (p.runners > strips) p.runners = strips;
     p.window_rows = p.strip_rows + 2 * p.halo < p.height ? p.strip_rows + 2 * p.halo : p.height;
     p.column_sums = alloc_rows(1, (size_t)p.width * (p.out_bits / 8), p.align);
     if (!p.column_sums) {
@@ -640,7 +640,7 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     if (rc == GS_OK && (dev.kernel || dev.upload || dev.download)) {
         times->upload = dev.upload;
         times->download = dev.download;
-        times->kernel = dev.kernel; /* the device's own figure, summed over the lanes */
+        times->kernel = dev.kernel; /* the device's own figure, summed over the runners */
     }
 
 cleanup:

@@ -45,23 +45,23 @@ typedef gs_status (*gs_select_fn)(void *ctx, uint32_t ops, uint64_t work,
                                   char *err, size_t err_size);
 
 /* After select: how many instances of the chosen backend can run strips at once (one
- * per device), and the one for lane `lane` (lane 0 is select's). */
-typedef unsigned (*gs_lanes_fn)(void *ctx, const gs_plugin_desc *backend);
-typedef gs_status (*gs_lane_fn)(void *ctx, unsigned lane, const gs_plugin_desc *backend,
+ * per device), and the one for runner `runner` (runner 0 is select's). */
+typedef unsigned (*gs_runners_fn)(void *ctx, const gs_plugin_desc *backend);
+typedef gs_status (*gs_runner_fn)(void *ctx, unsigned runner, const gs_plugin_desc *backend,
                                 gs_plugin_instance **instance, char *err, size_t err_size);
 
-/* Most lanes one image's strips spread over. */
-#define GS_MAX_LANES 64u
+/* Most runners one image's strips spread over. */
+#define GS_MAX_RUNNERS 64u
 
 /* What a pipeline run needs besides the file names. */
 typedef struct gs_job {
     gs_work work;        /* what to compute */
     gs_select_fn select; /* backend choice */
-    void *select_ctx;    /* its context, also lanes' and lane's */
+    void *select_ctx;    /* its context, also runners' and runner's */
     gs_note_fn note;     /* may be NULL */
-    gs_lanes_fn lanes;   /* NULL: one lane. Strips spread over the lanes, except for the 2d
+    gs_runners_fn runners;   /* NULL: one runner. Strips spread over the runners, except for the 2d
                             integral (its column sums go strip to strip) */
-    gs_lane_fn lane;     /* with lanes */
+    gs_runner_fn runner;     /* with runners */
     void *note_user;     /* passed to note */
 } gs_job;
 

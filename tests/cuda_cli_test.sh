@@ -7,7 +7,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 in="$golden/inputs/gradient.png"
-# auto prefers CUDA from cores x 2^28 pixel-passes (host/plugin_loader.h); photo.png has
+# auto prefers CUDA from cores x 2^28 pixel-passes (backends/plugin_loader.h); photo.png has
 # 300 x 96 = 28800 pixels, so this many passes is just above that.
 big_iters=$(( $(nproc) * 268435456 / 28800 + 1 ))
 [ $big_iters -le 100000 ] || { echo "too many cores for this test's input"; exit 1; }

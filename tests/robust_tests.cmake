@@ -30,9 +30,9 @@ set_tests_properties(damaged PROPERTIES LABELS "robust" FIXTURES_REQUIRED damage
   TIMEOUT 180 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
 
 add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
-# host/plugin_loader.h: the auto threshold the fallback test must reach.
-target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/host)
-target_link_libraries(test_faults PRIVATE gs_plugin_abi gs_common gs_host)
+# backends/plugin_loader.h: the auto threshold the fallback test must reach.
+target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/backends)
+target_link_libraries(test_faults PRIVATE gs_plugin_abi gs_common gs_backends)
 target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
 add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
   ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_abi_major2>

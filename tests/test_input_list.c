@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "batch_run.h"
 #include "input_list.h"
 #include "manifest.h"
 #include "test_files.h"

@@ -4,7 +4,7 @@
 usage: conformance.py TEST_PNG_CONFORMANCE LIBPNG_WRITE [WORK_DIR]
 
 The boundaries are read from the reader itself (test_png_conformance --limits prints
-io/png_fast_limits.h and ISA-L's buffer size): compressed input read 128 KiB at a time,
+io/png_isal_limits.h and ISA-L's buffer size): compressed input read 128 KiB at a time,
 filtered rows inflated 256 KiB a batch, a second thread from four batches, Paeth rows
 unfiltered four at a time, and the ~64 KiB of decoded bytes ISA-L can hold after taking
 every compressed byte. Images are sized so that the filtered data, the last batch or the

@@ -1,4 +1,4 @@
-/* test_tiff_reader.c: Check suite for the TIFF reader's bands: TIFFs written here by libtiff (packed 1/2/4-bit gray, palettes, 16-bit planes, tiles, subsampled YCbCr) read any number of rows at a time with a loose stride, from a file and from memory, equal to one read of the whole image and, for YCbCr, to libtiff's own whole-image RGBA read. */
+/* test_tiff_reader.c: Check suite for the TIFF reader's blocks: TIFFs written here by libtiff (packed 1/2/4-bit gray, palettes, 16-bit planes, tiles, subsampled YCbCr) read any number of rows at a time with a loose stride, from a file and from memory, equal to one read of the whole image and, for YCbCr, to libtiff's own whole-image RGBA read. */
 #include <check.h>
 #include <tiffio.h>
 
@@ -17,7 +17,7 @@
 #define STRIDE_SLACK 14u
 /* Bytes that must stay untouched after each row. */
 #define SLACK_BYTE 0xA5u
-/* How many rows each read asks for: odd counts across every band edge, and all but one. */
+/* How many rows each read asks for: odd counts across every block edge, and all but one. */
 static const uint32_t row_counts[] = {1, 2, 3, 7, 16, 17};
 
 typedef struct layout {
@@ -212,7 +212,7 @@ START_TEST(test_rows_any_count)
 }
 END_TEST
 
-/* YCbCr (subsampled, strips and tiles) read a band at a time through the RGBA interface
+/* YCbCr (subsampled, strips and tiles) read a block at a time through the RGBA interface
  * equals libtiff's own read of the whole image (TIFFReadRGBAImageOriented, top row first,
  * the file memory-mapped), through the BT.601 luma. */
 START_TEST(test_ycbcr_equals_whole_rgba)
@@ -260,7 +260,7 @@ int main(void)
 {
     TIFFSetWarningHandler(quiet);
     Suite *s = suite_create("tiff_reader");
-    TCase *tc = tcase_create("bands");
+    TCase *tc = tcase_create("blocks");
     tcase_add_loop_test(tc, test_rows_any_count, 0, (int)LAYOUTS);
     tcase_add_loop_test(tc, test_ycbcr_equals_whole_rgba, 0, (int)LAYOUTS);
     suite_add_tcase(s, tc);

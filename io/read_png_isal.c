@@ -1,6 +1,6 @@
-/* read_png_fast.c: the fast PNG reader for the common case (not interlaced; 8/16-bit gray, gray+alpha, RGB, RGBA; 8-bit palette): chunks parsed here with their CRCs, IDAT inflated by ISA-L, rows unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
+/* read_png_isal.c: the fast PNG reader for the common case (not interlaced; 8/16-bit gray, gray+alpha, RGB, RGBA; 8-bit palette): chunks parsed here with their CRCs, IDAT inflated by ISA-L, rows unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
 #include "io_internal.h"
-#include "png_fast_limits.h"
+#include "png_isal_limits.h"
 
 #include <isa-l.h>
 
@@ -12,7 +12,7 @@
  * libpng stays the reference: this reader must give its pixels, and accept and refuse
  * what it does, for every file (tests/test_image_io.c compares them on PNGs of every
  * filter, level and type; tests/test_png_decoders.c on the damaged corpus; ctest
- * png_conformance on PNGs other programs write, sized across png_fast_limits.h's
+ * png_conformance on PNGs other programs write, sized across png_isal_limits.h's
  * boundaries; fuzz_png_diff on whatever libFuzzer makes of PNG bytes, fuzz_png_writer_diff
  * on PNGs written from what it makes of a description). The rules kept from libpng 1.6 (reading with
  * gsmooth's settings, read_png.c):
@@ -27,12 +27,12 @@
  * - an input that ends early is an error anywhere up to the end of the IDAT data.
  */
 
-/* The buffer and batch sizes (png_fast_limits.h, where the tests read them). */
-#define INPUT_BUFFER GS_PNG_FAST_INPUT_BYTES
-#define BATCH_BYTES GS_PNG_FAST_BATCH_BYTES
-#define BATCH_SLOTS GS_PNG_FAST_BATCH_SLOTS
-#define THREAD_MIN_BATCHES GS_PNG_FAST_THREAD_MIN_BATCHES
-#define PAETH_ROWS GS_PNG_FAST_PAETH_ROWS
+/* The buffer and batch sizes (png_isal_limits.h, where the tests read them). */
+#define INPUT_BUFFER GS_PNG_ISAL_INPUT_BYTES
+#define BATCH_BYTES GS_PNG_ISAL_BATCH_BYTES
+#define BATCH_SLOTS GS_PNG_ISAL_BATCH_SLOTS
+#define THREAD_MIN_BATCHES GS_PNG_ISAL_THREAD_MIN_BATCHES
+#define PAETH_ROWS GS_PNG_ISAL_PAETH_ROWS
 /* PNG's limits and layout (PNG specification, sections 5 and 11). */
 #define PNG_SIGNATURE_BYTES 8
 #define CHUNK_HEADER_BYTES 8 /* length, type */
@@ -628,7 +628,7 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
     return GS_OK;
 }
 
-gs_status gs_read_png_fast_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
+gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
     decoder *dec = calloc(1, sizeof *dec);

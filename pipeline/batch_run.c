@@ -1,6 +1,6 @@
 /* batch.c: a worker pool over one shard of the input list; each worker owns its backend instances, outputs two inputs share are refused, finished outputs may be skipped, and every outcome is reported through the caller's events. */
 #define _GNU_SOURCE
-#include "batch.h"
+#include "batch_run.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -23,7 +23,7 @@ typedef struct output_slot {
 } output_slot;
 
 typedef struct batch {
-    gs_session *session;            /* backends */
+    gs_backend_pool *pool;            /* backends */
     const gs_batch_request *req;    /* what to do */
     const gs_batch_events *events;  /* the caller's reporting */
     unsigned threads;               /* CPU threads per file */
@@ -135,7 +135,7 @@ static int plan_outputs(batch *b)
 
 /* ---- one input ---- */
 
-static gs_status process(batch *b, gs_worker *w, uint32_t j, gs_file_outcome *o, char *out,
+static gs_status process(batch *b, gs_instances *w, uint32_t j, gs_file_outcome *o, char *out,
                          size_t out_size, char *err, size_t err_size, gs_phase_times *t)
 {
     const gs_batch_request *req = b->req;
@@ -164,7 +164,7 @@ static gs_status process(batch *b, gs_worker *w, uint32_t j, gs_file_outcome *o,
         o->status = GS_FILE_SKIPPED;
         return GS_OK;
     }
-    gs_job job = {req->work, gs_worker_select, w, b->events->note, gs_worker_lanes, gs_worker_lane,
+    gs_job job = {req->work, gs_instances_select, w, b->events->note, gs_instances_runners, gs_instances_runner,
                   b->events->ctx};
     gs_status rc = gs_pipeline_run(&job, in, out, t, &o->facts, err, err_size);
     if (rc == GS_OK) o->times = t;
@@ -175,12 +175,12 @@ static void *worker_main(void *arg)
 {
     batch *b = arg;
     const gs_batch_request *req = b->req;
-    gs_worker w;
+    gs_instances w;
     pthread_mutex_lock(&b->lock);
     unsigned index = b->next_worker++;
     pthread_mutex_unlock(&b->lock);
-    gs_worker_init(&w, b->session, b->threads);
-    gs_worker_share_devices(&w, index, b->jobs); /* files spread over the devices, if any */
+    gs_instances_init(&w, b->pool, b->threads);
+    gs_instances_share_devices(&w, index, b->jobs); /* files spread over the devices, if any */
     for (;;) {
         pthread_mutex_lock(&b->lock);
         uint32_t k = b->next < b->result.files ? b->next++ : b->result.files;
@@ -209,16 +209,16 @@ static void *worker_main(void *arg)
             b->events->progress(b->events->ctx, finished, b->result.files, b->result.bytes, elapsed, eta);
         pthread_mutex_unlock(&b->lock);
     }
-    gs_worker_release(&w);
+    gs_instances_release(&w);
     return NULL;
 }
 
-void gs_batch_run(gs_session *session, const gs_batch_request *request,
+void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
                   const gs_batch_events *events, gs_batch_result *result)
 {
     batch b;
     memset(&b, 0, sizeof b);
-    b.session = session;
+    b.pool = pool;
     b.req = request;
     b.events = events;
     b.result.files = gs_shard_size(request->shard, request->inputs->count);

@@ -1,10 +1,10 @@
 /* batch.h: many files on a pool of workers (-o DIR with inputs from argv and lists), one shard of the list, going on past failures and skipping finished outputs on request. */
-#ifndef GS_BATCH_H
-#define GS_BATCH_H
+#ifndef GS_BATCH_RUN_H
+#define GS_BATCH_RUN_H
 
 #include <stdint.h>
 
-#include "backend_session.h"
+#include "backend_pool.h"
 #include "input_list.h"
 #include "pipeline.h"
 
@@ -61,7 +61,7 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
 int gs_batch_output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size);
 
 /* Process this shard's inputs into request->out_dir. */
-void gs_batch_run(gs_session *session, const gs_batch_request *request,
+void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
                   const gs_batch_events *events, gs_batch_result *result);
 
-#endif /* GS_BATCH_H */
+#endif /* GS_BATCH_RUN_H */

@@ -1,5 +1,5 @@
-/* backend_session.c: plugin discovery for a run, and per-worker backend choice with lazily created instances. */
-#include "backend_session.h"
+/* backend_pool.c: plugin discovery for a run, and per-worker backend choice with lazily created instances. */
+#include "backend_pool.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +31,7 @@ gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *
     }
 }
 
-gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin_dir,
+gs_status gs_backend_pool_open(gs_backend_pool *s, const char *backend, const char *plugin_dir,
                           void (*message)(void *user, const char *line), char *err, size_t err_size)
 {
     memset(s, 0, sizeof *s);
@@ -41,22 +41,22 @@ gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin
     return gs_backends_discover(plugin_dir, &s->list, err, err_size);
 }
 
-void gs_session_close(gs_session *s)
+void gs_backend_pool_close(gs_backend_pool *s)
 {
     gs_backends_free(&s->list);
     pthread_mutex_destroy(&s->lock);
 }
 
-void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads)
+void gs_instances_init(gs_instances *w, gs_backend_pool *s, unsigned threads)
 {
     memset(w, 0, sizeof *w);
-    w->session = s;
+    w->pool = s;
     w->threads = threads;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->created, NULL);
 }
 
-void gs_worker_share_devices(gs_worker *w, unsigned index, unsigned workers)
+void gs_instances_share_devices(gs_instances *w, unsigned index, unsigned workers)
 {
     w->device_index = index;
     w->device_workers = workers ? workers : 1;
@@ -64,30 +64,30 @@ void gs_worker_share_devices(gs_worker *w, unsigned index, unsigned workers)
 
 /* How many of `b`'s devices the run uses: 1 (the plugin's choice) for a backend without
  * devices or when --devices was not given. */
-static unsigned devices_used(const gs_session *s, const gs_backend *b)
+static unsigned devices_used(const gs_backend_pool *s, const gs_backend *b)
 {
     if (!b->devices) return 1;
     if (s->devices.all) return b->devices < GS_MAX_DEVICES ? b->devices : GS_MAX_DEVICES;
     return s->devices.count ? s->devices.count : 1;
 }
 
-/* The device ordinal of lane `lane` of this worker for `b`; -1: the plugin's choice. */
-static int32_t lane_device(const gs_worker *w, const gs_backend *b, unsigned lane)
+/* The device ordinal of runner `runner` of this worker for `b`; -1: the plugin's choice. */
+static int32_t runner_device(const gs_instances *w, const gs_backend *b, unsigned runner)
 {
-    const gs_session *s = w->session;
+    const gs_backend_pool *s = w->pool;
     if (!b->devices || (!s->devices.all && !s->devices.count)) return -1;
     const unsigned n = devices_used(s, b);
-    unsigned i = lane;
+    unsigned i = runner;
     if (w->device_workers) /* a batch worker: its own device, or every workers-th from its index */
-        i = w->device_workers >= n ? w->device_index : w->device_index + lane * w->device_workers;
+        i = w->device_workers >= n ? w->device_index : w->device_index + runner * w->device_workers;
     i %= n;
     return s->devices.all ? (int32_t)i : s->devices.ordinals[i];
 }
 
-/* This worker's instance of `chosen` on `device`, created on first use. Lanes ask from
+/* This worker's instance of `chosen` on `device`, created on first use. Runners ask from
  * their own threads, so devices start at once: a slot is claimed under the worker's lock
  * and the instance created outside it; a second caller for the same key waits for it. */
-static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device, uint32_t memory,
+static gs_status live_instance(gs_instances *w, gs_backend *chosen, int32_t device, uint32_t memory,
                                gs_plugin_instance **instance, char *err, size_t err_size)
 {
     pthread_mutex_lock(&w->lock);
@@ -127,8 +127,8 @@ static gs_status live_instance(gs_worker *w, gs_backend *chosen, int32_t device,
     return GS_OK;
 }
 
-/* The live backend whose descriptor is `d` (select chose it before lanes are asked for). */
-static gs_backend *live_backend(gs_worker *w, const gs_plugin_desc *d)
+/* The live backend whose descriptor is `d` (select chose it before runners are asked for). */
+static gs_backend *live_backend(gs_instances *w, const gs_plugin_desc *d)
 {
     gs_backend *found = NULL;
     pthread_mutex_lock(&w->lock);
@@ -140,28 +140,28 @@ static gs_backend *live_backend(gs_worker *w, const gs_plugin_desc *d)
     return found;
 }
 
-unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend)
+unsigned gs_instances_runners(void *worker, const gs_plugin_desc *backend)
 {
-    gs_worker *w = worker;
+    gs_instances *w = worker;
     const gs_backend *b = live_backend(w, backend);
     if (!b) return 1u;
-    const unsigned n = devices_used(w->session, b);
+    const unsigned n = devices_used(w->pool, b);
     if (!w->device_workers) return n;
     /* Fewer batch workers than devices: worker k takes devices k, k + workers, ... */
     return w->device_workers >= n || w->device_index >= n
                ? 1u : (n - w->device_index + w->device_workers - 1) / w->device_workers;
 }
 
-gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
+gs_status gs_instances_runner(void *worker, unsigned runner, const gs_plugin_desc *backend,
                          gs_plugin_instance **instance, char *err, size_t err_size)
 {
-    gs_worker *w = worker;
+    gs_instances *w = worker;
     gs_backend *b = live_backend(w, backend);
     if (!b) return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s was not chosen", backend->name);
-    return live_instance(w, b, lane_device(w, b, lane), GS_MEMORY_HOST, instance, err, err_size);
+    return live_instance(w, b, runner_device(w, b, runner), GS_MEMORY_HOST, instance, err, err_size);
 }
 
-void gs_worker_release(gs_worker *w)
+void gs_instances_release(gs_instances *w)
 {
     for (int i = 0; i < GS_MAX_LIVE_BACKENDS; ++i)
         if (w->live[i].backend) w->live[i].backend->desc->destroy(w->live[i].instance);
@@ -170,15 +170,15 @@ void gs_worker_release(gs_worker *w)
     pthread_mutex_destroy(&w->lock);
 }
 
-gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
+gs_status gs_instances_select(void *worker, uint32_t ops, uint64_t work,
                            const gs_plugin_desc **backend, gs_plugin_instance **instance,
                            char *err, size_t err_size)
 {
-    gs_worker *w = worker;
-    gs_session *s = w->session;
+    gs_instances *w = worker;
+    gs_backend_pool *s = w->pool;
     gs_backend *chosen = NULL;
     char note[GS_ERR_SIZE];
-    /* The list is shared: probes run once, under the session's lock. */
+    /* The list is shared: probes run once, under the pool's lock. */
     pthread_mutex_lock(&s->lock);
     gs_status rc = gs_backend_choose(&s->list, s->backend, ops, work, &w->explicit_path, &chosen,
                                      note, sizeof note, err, err_size);
@@ -188,14 +188,14 @@ gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
     if (rc != GS_OK) return rc;
     if (first_note && s->message) s->message(s->message_user, note);
     *backend = chosen->desc;
-    return live_instance(w, chosen, lane_device(w, chosen, 0), GS_MEMORY_HOST, instance, err, err_size);
+    return live_instance(w, chosen, runner_device(w, chosen, 0), GS_MEMORY_HOST, instance, err, err_size);
 }
 
-gs_status gs_worker_device_memory(gs_worker *w, uint32_t ops, int32_t device,
+gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t device,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size)
 {
-    gs_session *s = w->session;
+    gs_backend_pool *s = w->pool;
     gs_backend *chosen = NULL;
     char note[GS_ERR_SIZE];
     gs_status rc = GS_OK;

@@ -1,21 +1,21 @@
-/* png_fast_limits.h: the fast PNG reader's buffer and batch sizes, in one place so that the tests sizing PNGs across each boundary read the reader's own numbers. */
-#ifndef GS_PNG_FAST_LIMITS_H
-#define GS_PNG_FAST_LIMITS_H
+/* png_isal_limits.h: the fast PNG reader's buffer and batch sizes, in one place so that the tests sizing PNGs across each boundary read the reader's own numbers. */
+#ifndef GS_PNG_ISAL_LIMITS_H
+#define GS_PNG_ISAL_LIMITS_H
 
 #include <stddef.h>
 
 /* Compressed bytes read from the source at a time. */
-#define GS_PNG_FAST_INPUT_BYTES ((size_t)128 << 10)
+#define GS_PNG_ISAL_INPUT_BYTES ((size_t)128 << 10)
 /* Filtered rows inflated in one go: enough bytes for ISA-L to run at full speed. A row
  * wider than this is a batch of its own. */
-#define GS_PNG_FAST_BATCH_BYTES ((size_t)256 << 10)
+#define GS_PNG_ISAL_BATCH_BYTES ((size_t)256 << 10)
 /* Batches in flight when a second thread inflates: one being unfiltered, one filling. */
-#define GS_PNG_FAST_BATCH_SLOTS 2
+#define GS_PNG_ISAL_BATCH_SLOTS 2
 /* Images with fewer batches than this are inflated on the caller's thread: a thread's
  * start costs more than it saves on them. */
-#define GS_PNG_FAST_THREAD_MIN_BATCHES 4
+#define GS_PNG_ISAL_THREAD_MIN_BATCHES 4
 /* Paeth rows of one byte a pixel unfiltered together, each a byte behind the one above:
  * independent dependency chains for the core to overlap (measured in bench/NOTES_E2E.md). */
-#define GS_PNG_FAST_PAETH_ROWS 4
+#define GS_PNG_ISAL_PAETH_ROWS 4
 
-#endif /* GS_PNG_FAST_LIMITS_H */
+#endif /* GS_PNG_ISAL_LIMITS_H */

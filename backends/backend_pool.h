@@ -1,6 +1,6 @@
-/* backend_session.h: the plugins found for one run, and each worker thread's own backend instances. */
-#ifndef GS_BACKEND_SESSION_H
-#define GS_BACKEND_SESSION_H
+/* backend_pool.h: the plugins found for one run, and each worker thread's own backend instances. */
+#ifndef GS_BACKEND_POOL_H
+#define GS_BACKEND_POOL_H
 
 #include <pthread.h>
 
@@ -23,7 +23,7 @@ typedef struct gs_device_choice {
 gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *err, size_t err_size);
 
 /* Shared by all workers; read-only once opened, except the note flag under its lock. */
-typedef struct gs_session {
+typedef struct gs_backend_pool {
     const char *backend;               /* auto, a plugin name, or a path to a .so */
     gs_device_choice devices;          /* --devices */
     gs_backend_list list;              /* discovered plugins */
@@ -31,7 +31,7 @@ typedef struct gs_session {
     void *message_user;                /* passed to message */
     pthread_mutex_t lock;              /* guards probes of the list and noted_fallback */
     int noted_fallback;                /* the auto fallback note was printed once */
-} gs_session;
+} gs_backend_pool;
 
 typedef struct gs_live_backend {
     gs_backend *backend;          /* chosen backend (in the list or the worker's scratch) */
@@ -41,53 +41,53 @@ typedef struct gs_live_backend {
 } gs_live_backend;
 
 /* One worker's state: an instance is used by one thread at a time (the ABI's rule): the
- * worker's own, or one lane of its image (gs_worker_lane, from the lane's thread). */
-typedef struct gs_worker {
-    gs_session *session;
+ * worker's own, or one runner of its image (gs_instances_runner, from the runner's thread). */
+typedef struct gs_instances {
+    gs_backend_pool *pool;
     unsigned threads;             /* CPU threads per file for this worker's instances */
     gs_backend explicit_path;     /* a --backend PATH.so, loaded per worker */
     unsigned device_workers;      /* batch: workers sharing the devices (0: not a batch worker) */
     unsigned device_index;        /* batch: this worker's index among them */
-    pthread_mutex_t lock;         /* guards live[]: lanes create their instances at once */
+    pthread_mutex_t lock;         /* guards live[]: runners create their instances at once */
     pthread_cond_t created;       /* an instance being created is ready (or failed) */
     gs_live_backend live[GS_MAX_LIVE_BACKENDS];
-} gs_worker;
+} gs_instances;
 
 /* Discover the plugins (plugin_dir first, may be NULL) for jobs that ask for `backend`. */
-gs_status gs_session_open(gs_session *s, const char *backend, const char *plugin_dir,
+gs_status gs_backend_pool_open(gs_backend_pool *s, const char *backend, const char *plugin_dir,
                           void (*message)(void *user, const char *line), char *err, size_t err_size);
-void gs_session_close(gs_session *s);
+void gs_backend_pool_close(gs_backend_pool *s);
 
-void gs_worker_init(gs_worker *w, gs_session *s, unsigned threads);
-void gs_worker_release(gs_worker *w); /* destroys its instances */
+void gs_instances_init(gs_instances *w, gs_backend_pool *s, unsigned threads);
+void gs_instances_release(gs_instances *w); /* destroys its instances */
 
 /* Batch workers: `workers` of them share the chosen devices, and this is worker `index`.
  * With at least as many workers as devices, each runs its files on one device (index
  * modulo their number), so files spread over the devices; with fewer, worker k takes
- * devices k, k + workers, ... as its lanes, so no device idles. Without this call a worker
- * offers every chosen device as a lane (gs_worker_lanes): one image spreads over them. */
-void gs_worker_share_devices(gs_worker *w, unsigned index, unsigned workers);
+ * devices k, k + workers, ... as its runners, so no device idles. Without this call a worker
+ * offers every chosen device as a runner (gs_instances_runners): one image spreads over them. */
+void gs_instances_share_devices(gs_instances *w, unsigned index, unsigned workers);
 
 /* A gs_select_fn (pipeline.h): choose the backend that implements `ops` for `work` and
  * return this worker's instance of it. */
-gs_status gs_worker_select(void *worker, uint32_t ops, uint64_t work,
+gs_status gs_instances_select(void *worker, uint32_t ops, uint64_t work,
                            const gs_plugin_desc **backend, gs_plugin_instance **instance,
                            char *err, size_t err_size);
 
-/* A gs_lanes_fn (pipeline.h): how many instances of `backend` (the one select chose) this
+/* A gs_runners_fn (pipeline.h): how many instances of `backend` (the one select chose) this
  * worker can run at once, one per device: 1 for a backend without devices. */
-unsigned gs_worker_lanes(void *worker, const gs_plugin_desc *backend);
+unsigned gs_instances_runners(void *worker, const gs_plugin_desc *backend);
 
-/* A gs_lane_fn (pipeline.h): this worker's instance of `backend` for lane `lane` (0 is the
- * one select gave), created on first use; lanes may ask at once, from their threads. */
-gs_status gs_worker_lane(void *worker, unsigned lane, const gs_plugin_desc *backend,
+/* A gs_runner_fn (pipeline.h): this worker's instance of `backend` for runner `runner` (0 is the
+ * one select gave), created on first use; runners may ask at once, from their threads. */
+gs_status gs_instances_runner(void *worker, unsigned runner, const gs_plugin_desc *backend,
                          gs_plugin_instance **instance, char *err, size_t err_size);
 
 /* Library callers with data already in device memory: this worker's device-memory instance
- * (ABI 1.3) on `device`, of the session's backend (auto: the first that takes device
+ * (ABI 1.3) on `device`, of the pool's backend (auto: the first that takes device
  * memory and can run here), created on first use. */
-gs_status gs_worker_device_memory(gs_worker *w, uint32_t ops, int32_t device,
+gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t device,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size);
 
-#endif /* GS_BACKEND_SESSION_H */
+#endif /* GS_BACKEND_POOL_H */
