@@ -12,6 +12,17 @@ from setuptools.dist import Distribution
 SOURCE = os.path.dirname(os.path.abspath(__file__))
 
 
+def header_version():
+    """The version gsmooth.h declares (GSMOOTH_VERSION_MAJOR/MINOR/PATCH), the one source."""
+    parts = {}
+    with open(os.path.join(SOURCE, "include", "gsmooth", "gsmooth.h")) as header:
+        for line in header:
+            words = line.split()
+            if len(words) == 3 and words[0] == "#define" and words[1].startswith("GSMOOTH_VERSION_"):
+                parts[words[1][len("GSMOOTH_VERSION_"):]] = words[2]
+    return "{MAJOR}.{MINOR}.{PATCH}".format(**parts)
+
+
 class BuildWithCMake(build_py):
     def run(self):
         super().run()
@@ -44,5 +55,5 @@ class BinaryDistribution(Distribution):
 
 
 # setuptools' own build tree apart from CMake's build/
-setup(distclass=BinaryDistribution, cmdclass={"build_py": BuildWithCMake},
+setup(version=header_version(), distclass=BinaryDistribution, cmdclass={"build_py": BuildWithCMake},
       options={"build": {"build_base": "build-pip"}})

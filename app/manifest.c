@@ -1,6 +1,7 @@
 /* manifest.c: --manifest's JSON Lines: escaping (UTF-8 kept, other bytes as Python's surrogateescape), one whole line per write(2), appended. */
 #define _GNU_SOURCE
 #include "manifest.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +60,7 @@ size_t gs_json_string(const char *str, char *out, size_t size)
     return n;
 }
 
-gs_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t err_size)
+gsmooth_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t err_size)
 {
     memset(m, 0, sizeof *m);
     m->path = path;
@@ -70,8 +71,8 @@ gs_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t e
         m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     }
     if (m->fd < 0)
-        return gs_fail(err, err_size, GS_ERR_IO, "%s: cannot open the manifest: %s", path, strerror(errno));
-    return GS_OK;
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: cannot open the manifest: %s", path, strerror(errno));
+    return GSMOOTH_OK;
 }
 
 /* A JSON string for `text`, or null when there is none. */
@@ -86,17 +87,17 @@ static const char *status_word(gsmooth_file_status s)
     return s == GSMOOTH_FILE_OK ? "ok" : s == GSMOOTH_FILE_SKIPPED ? "skipped" : "failed";
 }
 
-gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size)
+gsmooth_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size)
 {
     /* After a failed write (a full disk) the file may end in part of a line: nothing more
      * is appended after it, so every line but that last is whole. */
-    if (m->failed) return gs_fail(err, err_size, GS_ERR_IO, "%s: an earlier write failed", m->path);
+    if (m->failed) return gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: an earlier write failed", m->path);
     const char *texts[] = {o->input, o->output ? o->output : "", o->error ? o->error : "",
-                           o->result.backend ? o->result.backend : ""};
+                           o->result->backend ? o->result->backend : ""};
     size_t size = 256;
     for (size_t i = 0; i < sizeof texts / sizeof *texts; ++i) size += 6 * strlen(texts[i]) + 3;
     char *line = malloc(size);
-    if (!line) return gs_fail(err, err_size, GS_ERR_NOMEM, "%s: out of memory for a record", m->path);
+    if (!line) return gs_app_fail(err, err_size, GSMOOTH_ERR_NOMEM, "%s: out of memory for a record", m->path);
     size_t n = 0;
     put(line, size, &n, "{\"input\":");
     put_json(line, size, &n, o->input);
@@ -104,23 +105,23 @@ gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char 
     put_json(line, size, &n, o->output);
     put(line, size, &n, ",\"status\":\"%s\",\"error\":", status_word(o->status));
     put_json(line, size, &n, o->error);
-    if (o->result.width)
-        put(line, size, &n, ",\"width\":%u,\"height\":%u,\"bits\":%u", o->result.width,
-            o->result.height, o->result.bits);
+    if (o->result->width)
+        put(line, size, &n, ",\"width\":%u,\"height\":%u,\"bits\":%u", o->result->width,
+            o->result->height, o->result->bits);
     else
         put(line, size, &n, ",\"width\":null,\"height\":null,\"bits\":null");
     put(line, size, &n, ",\"backend\":");
-    put_json(line, size, &n, o->result.backend);
+    put_json(line, size, &n, o->result->backend);
     put(line, size, &n, ",\"ms\":%.3f}\n", o->ms);
 
     /* One write: with O_APPEND a line lands whole, after every earlier one. */
-    gs_status rc = GS_OK;
+    gsmooth_status rc = GSMOOTH_OK;
     size_t done = 0;
     while (done < n) {
         ssize_t w = write(m->fd, line + done, n - done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            rc = gs_fail(err, err_size, GS_ERR_IO, "%s: cannot write the manifest: %s", m->path,
+            rc = gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: cannot write the manifest: %s", m->path,
                          strerror(w < 0 ? errno : EIO));
             m->failed = 1;
             break;
@@ -131,15 +132,15 @@ gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char 
     return rc;
 }
 
-gs_status gs_manifest_close(gs_manifest *m, char *err, size_t err_size)
+gsmooth_status gs_manifest_close(gs_manifest *m, char *err, size_t err_size)
 {
-    if (m->fd < 0) return GS_OK;
+    if (m->fd < 0) return GSMOOTH_OK;
     int sync_failed = fsync(m->fd) != 0 && errno != EINVAL; /* EINVAL: a pipe or a device */
     int e = errno;
     int close_failed = close(m->fd) != 0;
     if (close_failed) e = errno;
     m->fd = -1;
     if (sync_failed || close_failed)
-        return gs_fail(err, err_size, GS_ERR_IO, "%s: cannot write the manifest: %s", m->path, strerror(e));
-    return GS_OK;
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: cannot write the manifest: %s", m->path, strerror(e));
+    return GSMOOTH_OK;
 }

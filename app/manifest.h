@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "gsmooth/gsmooth.h"
-#include "status.h"
 
 typedef struct gs_manifest {
     int fd;           /* opened for appending */
@@ -14,16 +13,16 @@ typedef struct gs_manifest {
 } gs_manifest;
 
 /* Open (create, or append to) `path`. */
-gs_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t err_size);
+gsmooth_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t err_size);
 
 /* Append the record of one outcome: {"input", "output", "status", "error", "width",
  * "height", "bits", "backend", "ms"}; unknown values are null. Paths that are not UTF-8
  * keep their bytes as \udcXX escapes (Python's surrogateescape: os.fsencode gives the
- * bytes back). GS_OK, or GS_ERR_IO with the cause (callers serialise calls). */
-gs_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size);
+ * bytes back). GSMOOTH_OK, or GSMOOTH_ERR_IO with the cause (callers serialise calls). */
+gsmooth_status gs_manifest_write(gs_manifest *m, const gsmooth_file_outcome *o, char *err, size_t err_size);
 
-/* Sync and close; GS_ERR_IO if that fails. */
-gs_status gs_manifest_close(gs_manifest *m, char *err, size_t err_size);
+/* Sync and close; GSMOOTH_ERR_IO if that fails. */
+gsmooth_status gs_manifest_close(gs_manifest *m, char *err, size_t err_size);
 
 /* The JSON string for `s` (quotes included) into `out` of `size` bytes (6 x strlen + 3
  * always suffices); returns the length written. */

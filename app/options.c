@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_run.h"
-#include "png_tuning.h"
+#include "report.h"
 
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
@@ -55,11 +54,12 @@ typedef struct numeric_option {
 } numeric_option;
 
 static const numeric_option numeric_options[] = {
-    {OPT_ITERS, "--iters", 0, GS_PLUGIN_MAX_ITERS, offsetof(gs_options, work.iters), sizeof(uint32_t)},
-    {OPT_THREADS, "--threads", 1, GS_MAX_THREADS_OPTION, offsetof(gs_options, threads), sizeof(unsigned)},
-    {OPT_MAX_PIXELS, "--max-pixels", 1, GS_MAX_PIXELS_OPTION, offsetof(gs_options, work.max_pixels),
+    {OPT_ITERS, "--iters", 0, GSMOOTH_MAX_ITERS, offsetof(gs_options, file.iters), sizeof(uint32_t)},
+    {OPT_THREADS, "--threads", 1, GS_MAX_THREADS_OPTION, offsetof(gs_options, context.threads),
+     sizeof(unsigned)},
+    {OPT_MAX_PIXELS, "--max-pixels", 1, GS_MAX_PIXELS_OPTION, offsetof(gs_options, file.max_pixels),
      sizeof(uint64_t)},
-    {OPT_JOBS, "--jobs", 1, GS_MAX_JOBS, offsetof(gs_options, jobs), sizeof(unsigned)},
+    {OPT_JOBS, "--jobs", 1, GSMOOTH_MAX_JOBS, offsetof(gs_options, jobs), sizeof(unsigned)},
 };
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "unsigned fields are stored as uint32_t");
 
@@ -75,13 +75,13 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
     return 0;
 }
 
-/* Set the field of numeric option `opt` from `text`; GS_ERR_USAGE with the range. */
-static gs_status set_number(gs_options *o, const numeric_option *opt, const char *text, char *err,
+/* Set the field of numeric option `opt` from `text`; GSMOOTH_ERR_USAGE with the range. */
+static gsmooth_status set_number(gs_options *o, const numeric_option *opt, const char *text, char *err,
                             size_t err_size)
 {
     uint64_t v;
     if (parse_u64(text, opt->lo, opt->hi, &v))
-        return gs_fail(err, err_size, GS_ERR_USAGE, "%s takes a whole number from %llu to %llu, not '%s'",
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s takes a whole number from %llu to %llu, not '%s'",
                        opt->name, (unsigned long long)opt->lo, (unsigned long long)opt->hi, text);
     unsigned char *field = (unsigned char *)o + opt->offset;
     if (opt->size == sizeof(uint32_t)) {
@@ -90,7 +90,28 @@ static gs_status set_number(gs_options *o, const numeric_option *opt, const char
     } else {
         memcpy(field, &v, sizeof v);
     }
-    return GS_OK;
+    return GSMOOTH_OK;
+}
+
+gsmooth_status gs_shard_parse(const char *text, uint32_t *index, uint32_t *count, char *err,
+                              size_t err_size)
+{
+    const char *slash = strchr(text, '/');
+    char head[32];
+    uint64_t i = 0, n = 0;
+    int ok = slash && text[0] >= '0' && text[0] <= '9' && slash[1] >= '0' && slash[1] <= '9' &&
+             (size_t)(slash - text) < sizeof head;
+    if (ok) {
+        memcpy(head, text, (size_t)(slash - text));
+        head[slash - text] = '\0';
+        ok = parse_u64(head, 0, UINT32_MAX - 1, &i) == 0 && parse_u64(slash + 1, 1, UINT32_MAX, &n) == 0 &&
+             i < n;
+    }
+    if (!ok)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                           "--shard takes I/N with 0 <= I < N (e.g. 0/4), not '%s'", text);
+    *index = (uint32_t)i, *count = (uint32_t)n;
+    return GSMOOTH_OK;
 }
 
 static const numeric_option *find_numeric(int id)
@@ -152,27 +173,23 @@ void gs_options_print_help(FILE *to)
         "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_DEVICES (for\n"
         "--devices), GSMOOTH_PLUGIN_PATH (colon-separated plugin directories).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
-        GS_DEFAULT_ITERS, GS_PLUGIN_MAX_ITERS, GS_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
-        (unsigned long long)GS_DEFAULT_MAX_PIXELS, GS_MAX_JOBS, GS_PNG_LEVEL_FAST,
-        GS_PNG_LEVEL_DEFAULT, GS_PNG_LEVEL_SMALL, GS_PNG_LEVEL_MAX);
+        GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
+        (unsigned long long)GSMOOTH_DEFAULT_MAX_PIXELS, GSMOOTH_MAX_JOBS, GSMOOTH_COMPRESSION_FAST,
+        GSMOOTH_COMPRESSION_DEFAULT_LEVEL, GSMOOTH_COMPRESSION_SMALL, GSMOOTH_COMPRESSION_MAX);
 }
 
-gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)
+gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)
 {
     memset(o, 0, sizeof *o);
     o->action = GS_ACTION_RUN;
-    o->work.mode = GS_MODE_SMOOTH;
-    o->work.iters = GS_DEFAULT_ITERS;
-    o->work.axes = GS_AXIS_X;
-    o->work.depth = GS_DEPTH_KEEP;
-    o->work.max_pixels = GS_DEFAULT_MAX_PIXELS;
-    o->png_level = -1;
+    gsmooth_context_options_init(&o->context);
+    gsmooth_file_options_init(&o->file);
     const char *env_backend = getenv("GSMOOTH_BACKEND");
-    o->backend = env_backend && *env_backend ? env_backend : "auto";
-    o->shard = (gs_shard){0, 1};
+    o->context.backend = env_backend && *env_backend ? env_backend : "auto";
+    o->shard_count = 1;
     const char *devices = getenv("GSMOOTH_DEVICES");
-    const char *devices_from = "GSMOOTH_DEVICES";
-    int iters_given = 0, shard_given = 0;
+    o->devices_from = "GSMOOTH_DEVICES";
+    int iters_given = 0, shard_given = 0, compression_given = 0;
 
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
@@ -180,114 +197,129 @@ gs_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size
     while ((c = getopt_long(argc, argv, ":vo:", long_options, NULL)) != -1) {
         const numeric_option *numeric = find_numeric(c);
         if (numeric) {
-            if (set_number(o, numeric, optarg, err, err_size) != GS_OK) return GS_ERR_USAGE;
+            if (set_number(o, numeric, optarg, err, err_size) != GSMOOTH_OK) return GSMOOTH_ERR_USAGE;
             iters_given |= c == OPT_ITERS;
             continue;
         }
         switch (c) {
         case OPT_INTEGRAL:
-            if (!optarg || strcmp(optarg, "rows") == 0) o->work.mode = GS_MODE_INTEGRAL_ROWS;
-            else if (strcmp(optarg, "2d") == 0) o->work.mode = GS_MODE_INTEGRAL_2D;
+            if (!optarg || strcmp(optarg, "rows") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_ROWS;
+            else if (strcmp(optarg, "2d") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_2D;
             else
-                return gs_fail(err, err_size, GS_ERR_USAGE,
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                                "--integral takes 'rows' or '2d', not '%s'", optarg);
             break;
         case OPT_AXIS:
-            if (strcmp(optarg, "x") == 0) o->work.axes = GS_AXIS_X;
-            else if (strcmp(optarg, "y") == 0) o->work.axes = GS_AXIS_Y;
-            else if (strcmp(optarg, "xy") == 0) o->work.axes = GS_AXIS_X | GS_AXIS_Y;
+            if (strcmp(optarg, "x") == 0) o->file.axes = GSMOOTH_AXIS_X;
+            else if (strcmp(optarg, "y") == 0) o->file.axes = GSMOOTH_AXIS_Y;
+            else if (strcmp(optarg, "xy") == 0) o->file.axes = GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y;
             else
-                return gs_fail(err, err_size, GS_ERR_USAGE, "--axis takes x, y or xy, not '%s'",
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--axis takes x, y or xy, not '%s'",
                                optarg);
             break;
-        case OPT_BACKEND: o->backend = optarg; break;
-        case OPT_PLUGIN_DIR: o->plugin_dir = optarg; break;
+        case OPT_BACKEND: o->context.backend = optarg; break;
+        case OPT_PLUGIN_DIR: o->context.plugin_dir = optarg; break;
         case OPT_DEPTH:
-            if (strcmp(optarg, "keep") == 0) o->work.depth = GS_DEPTH_KEEP;
-            else if (strcmp(optarg, "8") == 0) o->work.depth = GS_DEPTH_TO_8;
-            else if (strcmp(optarg, "16") == 0) o->work.depth = GS_DEPTH_TO_16;
+            if (strcmp(optarg, "keep") == 0) o->file.depth = 0;
+            else if (strcmp(optarg, "8") == 0) o->file.depth = 8;
+            else if (strcmp(optarg, "16") == 0) o->file.depth = 16;
             else
-                return gs_fail(err, err_size, GS_ERR_USAGE,
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                                "--depth takes keep, 8 or 16, not '%s'", optarg);
             break;
         case OPT_PNG_LEVEL:
         case OPT_COMPRESSION:
-            if (gs_png_level_parse(optarg, &o->png_level, err, err_size) != GS_OK) return GS_ERR_USAGE;
+            if (gsmooth_compression_parse(optarg, &o->file.compression, err, err_size) != GSMOOTH_OK) {
+                char why[GSMOOTH_ERR_SIZE];
+                snprintf(why, sizeof why, "%s", err);
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s: %s",
+                                   c == OPT_COMPRESSION ? "--compression" : "--png-level", why);
+            }
+            compression_given = 1;
             break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_TIME: o->time = 1; break;
         case OPT_LIST: o->action = GS_ACTION_LIST; break;
-        case OPT_HELP: o->action = GS_ACTION_HELP; return GS_OK;
-        case OPT_VERSION: o->action = GS_ACTION_VERSION; return GS_OK;
+        case OPT_HELP: o->action = GS_ACTION_HELP; return GSMOOTH_OK;
+        case OPT_VERSION: o->action = GS_ACTION_VERSION; return GSMOOTH_OK;
         case 'v': o->verbose = 1; break;
         case 'o': o->out_dir = optarg; break;
         case OPT_FILES_FROM:
         case OPT_FILES0_FROM:
             if (o->list_count == GS_MAX_LIST_OPTIONS)
-                return gs_fail(err, err_size, GS_ERR_USAGE, "at most %d --files-from/--files0-from",
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "at most %d --files-from/--files0-from",
                                GS_MAX_LIST_OPTIONS);
             o->lists[o->list_count++] = (gs_list_option){optarg, c == OPT_FILES_FROM ? '\n' : '\0'};
             break;
         case OPT_SHARD:
-            if (gs_shard_parse(optarg, &o->shard, err, err_size) != GS_OK) return GS_ERR_USAGE;
+            if (gs_shard_parse(optarg, &o->shard_index, &o->shard_count, err, err_size) != GSMOOTH_OK)
+                return GSMOOTH_ERR_USAGE;
             shard_given = 1;
             break;
-        case OPT_SKIP_EXISTING: o->skip_existing = 1; break;
+        case OPT_SKIP_EXISTING: o->file.skip_existing = 1; break;
         case OPT_MANIFEST:
-            if (!*optarg) return gs_fail(err, err_size, GS_ERR_USAGE, "--manifest needs a file name");
+            if (!*optarg) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--manifest needs a file name");
             o->manifest = optarg;
             break;
-        case OPT_DEVICES: devices = optarg, devices_from = "--devices"; break;
+        case OPT_DEVICES: devices = optarg, o->devices_from = "--devices"; break;
         case ':':
-            return gs_fail(err, err_size, GS_ERR_USAGE, "option '%s' needs a value",
+            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "option '%s' needs a value",
                            argv[optind - 1]);
         default:
-            return gs_fail(err, err_size, GS_ERR_USAGE, "unknown option '%s'",
+            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "unknown option '%s'",
                            argv[optind - 1]);
         }
     }
-    if (o->action == GS_ACTION_LIST) return GS_OK;
-    if (devices && *devices && gs_device_choice_parse(devices, &o->devices, err, err_size) != GS_OK) {
-        if (devices_from[0] == 'G') /* say which setting was wrong */
-            return gs_fail(err, err_size, GS_ERR_USAGE, "GSMOOTH_DEVICES=%s: expected all or numbers like 0,1",
-                           devices);
-        return GS_ERR_USAGE;
+    if (o->action == GS_ACTION_LIST) return GSMOOTH_OK;
+    /* The library checks the devices when the context is made (main names the setting). */
+    if (devices && *devices) o->context.devices = devices;
+    if (*o->context.backend == '\0')
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--backend needs a name or a path");
+    if (!compression_given) { /* the variable is a default: an invalid value is ignored */
+        const char *env = getenv("GSMOOTH_PNG_LEVEL");
+        int level;
+        if (env && gsmooth_compression_parse(env, &level, NULL, 0) == GSMOOTH_OK) o->file.compression = level;
     }
-    if (devices && *devices) o->devices_text = devices;
-    if (*o->backend == '\0')
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--backend needs a name or a path");
-    if (o->work.mode != GS_MODE_SMOOTH && iters_given)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--iters does not apply to --integral");
-    if (o->work.mode != GS_MODE_SMOOTH && o->work.axes & GS_AXIS_Y)
-        return gs_fail(err, err_size, GS_ERR_USAGE,
+    /* Deflate on as many threads as the kernel; without --threads, GSMOOTH_PNG_THREADS
+     * (a count; 0 or invalid: the library's choice). */
+    o->file.encode_threads = o->context.threads;
+    const char *png_threads = getenv("GSMOOTH_PNG_THREADS");
+    uint64_t env_threads;
+    if (!o->context.threads && png_threads && parse_u64(png_threads, 0, 16, &env_threads) == 0)
+        o->file.encode_threads = (unsigned)env_threads;
+    const int smoothing = o->file.kind == GSMOOTH_WORK_SMOOTH;
+    if (!smoothing && iters_given)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--iters does not apply to --integral");
+    if (!smoothing && o->file.axes & GSMOOTH_AXIS_Y)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        "--axis applies to smoothing; --integral=2d sums down the columns too");
-    if (o->work.mode != GS_MODE_SMOOTH && o->work.depth != GS_DEPTH_KEEP)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--depth does not apply to --integral");
+    if (!smoothing && o->file.depth != 0)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--depth does not apply to --integral");
 
     unsigned from_stdin = 0;
     for (unsigned i = 0; i < o->list_count; ++i) from_stdin += strcmp(o->lists[i].path, "-") == 0;
     if (from_stdin > 1)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "standard input can hold only one list ('-' given %u times)",
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "standard input can hold only one list ('-' given %u times)",
                        from_stdin);
     o->inputs = argv + optind;
     o->input_count = argc - optind;
     if (o->out_dir) {
         if (o->input_count < 1 && o->list_count == 0)
-            return gs_fail(err, err_size, GS_ERR_USAGE,
+            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                            "-o DIR needs at least one INPUT, --files-from or --files0-from");
-        return GS_OK;
+        return GSMOOTH_OK;
     }
     if (o->list_count)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--files-from and --files0-from need -o DIR");
-    if (shard_given) return gs_fail(err, err_size, GS_ERR_USAGE, "--shard needs -o DIR");
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--files-from and --files0-from need -o DIR");
+    if (shard_given) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--shard needs -o DIR");
     if (o->input_count != 2)
-        return gs_fail(err, err_size, GS_ERR_USAGE,
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        o->input_count < 2 ? "missing INPUT or OUTPUT (try --help)"
                                           : "too many arguments: give INPUT OUTPUT, or -o DIR for several inputs");
     o->output = o->inputs[1];
     o->input_count = 1;
     if (o->manifest && strcmp(o->manifest, "-") == 0 && strcmp(o->output, "-") == 0)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--manifest - and OUTPUT - would share standard output");
-    return GS_OK;
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--manifest - and OUTPUT - would share standard output");
+    return GSMOOTH_OK;
 }

@@ -1,14 +1,11 @@
-/* options.h: the command line and environment, parsed into one struct. */
+/* options.h: the command line and environment, parsed into the library's option structs. */
 #ifndef GS_OPTIONS_H
 #define GS_OPTIONS_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend_pool.h"
-#include "input_list.h"
-#include "pipeline.h"
-#include "status.h"
+#include "gsmooth/gsmooth.h"
 
 typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
 
@@ -28,12 +25,13 @@ typedef struct gs_list_option {
 
 typedef struct gs_options {
     gs_action action;          /* what main should do */
-    gs_work work;              /* --integral, --iters, --depth, --max-pixels */
-    const char *backend;       /* --backend or GSMOOTH_BACKEND: auto, cpu, cuda, or a .so path */
-    const char *plugin_dir;    /* --plugin-dir, or NULL */
-    unsigned threads;          /* --threads; 0 = all cores (batch: cores / jobs) */
+    gsmooth_context_options context; /* --backend (or GSMOOTH_BACKEND), --plugin-dir,
+                                  --threads, --devices (or GSMOOTH_DEVICES) */
+    const char *devices_from;  /* where context.devices came from: "--devices" or the variable */
+    gsmooth_file_options file; /* --integral, --iters, --axis, --depth, --max-pixels,
+                                  --compression (or GSMOOTH_PNG_LEVEL), --skip-existing, and
+                                  deflate threads (--threads, else GSMOOTH_PNG_THREADS) */
     unsigned jobs;             /* --jobs: files in flight in batch mode; 0 = automatic */
-    int png_level;             /* --compression / --png-level; -1 = the encoder's default */
     int quiet;                 /* --quiet: no notes */
     int progress;              /* --progress (on a terminal) */
     int time;                  /* --time: phase timings */
@@ -44,15 +42,16 @@ typedef struct gs_options {
     const char *output;        /* single-file mode output path */
     gs_list_option lists[GS_MAX_LIST_OPTIONS]; /* --files-from, --files0-from */
     unsigned list_count;
-    gs_shard shard;            /* --shard I/N; {0, 1} without it */
-    int skip_existing;         /* --skip-existing */
+    uint32_t shard_index, shard_count; /* --shard I/N; 0/1 without it */
     const char *manifest;      /* --manifest FILE, or NULL */
-    gs_device_choice devices;  /* --devices or GSMOOTH_DEVICES */
-    const char *devices_text;  /* the same as written, or NULL */
 } gs_options;
 
-/* Parse argv (and GSMOOTH_BACKEND). GS_ERR_USAGE with a one-line reason on any misuse. */
-gs_status gs_options_parse(int argc, char **argv, gs_options *out, char *err, size_t err_size);
+/* Parse argv (and GSMOOTH_BACKEND). GSMOOTH_ERR_USAGE with a one-line reason on any misuse. */
+gsmooth_status gs_options_parse(int argc, char **argv, gs_options *out, char *err, size_t err_size);
+
+/* --shard's "I/N" (0 <= I < N) into its numbers; GSMOOTH_ERR_USAGE with the reason. */
+gsmooth_status gs_shard_parse(const char *text, uint32_t *index, uint32_t *count, char *err,
+                              size_t err_size);
 
 /* The --help text. */
 void gs_options_print_help(FILE *to);

@@ -1,8 +1,8 @@
 /* report.c: what the command prints: one lock keeps lines whole when batch workers report at once, and a progress line is cleared before any other line. */
 #include "report.h"
-#include "status.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +46,19 @@ static void print_line(const char *prefix, const char *file, const char *message
     pthread_mutex_unlock(&stderr_lock);
 }
 
+gsmooth_status gs_app_fail(char *err, size_t err_size, gsmooth_status status, const char *fmt, ...)
+{
+    if (err && err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_size, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+int gs_exit_code(gsmooth_status status) { return status == GSMOOTH_OK ? 0 : status == GSMOOTH_ERR_USAGE ? 2 : 1; }
+
 void gs_report_error(const char *message) { print_line("", NULL, message); }
 void gs_report_note(void *user, const char *file, const char *message)
 {
@@ -60,7 +73,7 @@ void gs_report_message(void *user, const char *line)
 
 void gs_report_times(const char *file, const gsmooth_file_result *t)
 {
-    char line[GS_ERR_SIZE];
+    char line[GSMOOTH_ERR_SIZE];
     snprintf(line, sizeof line,
              "decode %.2f ms, upload %.2f ms, kernel %.2f ms, download %.2f ms, encode %.2f ms, "
              "total %.2f ms",
@@ -96,7 +109,7 @@ void gs_report_end_progress(void)
 
 void gs_report_batch_summary(const gsmooth_batch_result *r)
 {
-    char line[GS_ERR_SIZE];
+    char line[GSMOOTH_ERR_SIZE];
     snprintf(line, sizeof line, "%u file%s, %u done, %u failed, %u skipped, %.2f s, %.1f files/s",
              r->files, r->files == 1 ? "" : "s", r->done, r->failed, r->skipped, r->elapsed_s,
              r->elapsed_s > 0 ? r->done / r->elapsed_s : 0.0);

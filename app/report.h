@@ -2,9 +2,17 @@
 #ifndef GS_REPORT_H
 #define GS_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gsmooth/gsmooth.h"
+
+/* Format one line into a caller's error buffer (truncating) and return `status`. */
+gsmooth_status gs_app_fail(char *err, size_t err_size, gsmooth_status status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The exit code for a status: 0 for success, 2 for a usage error, 1 for the others. */
+int gs_exit_code(gsmooth_status status);
 
 /* "gsmooth: <message>": one error line. */
 void gs_report_error(const char *message);

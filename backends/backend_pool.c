@@ -23,7 +23,7 @@ gs_status gs_device_choice_parse(const char *text, gs_device_choice *out, char *
         for (uint32_t i = 0; ok && i < out->count; ++i) ok = out->ordinals[i] != (int32_t)v;
         if (!ok)
             return gs_fail(err, err_size, GS_ERR_USAGE,
-                           "--devices takes all or distinct device numbers like 0,1 (at most %d), not '%s'",
+                           "devices are all or distinct device numbers like 0,1 (at most %d), not '%s'",
                            GS_MAX_DEVICES, text);
         out->ordinals[out->count++] = (int32_t)v;
         if (*end == '\0') return GS_OK;

@@ -263,7 +263,7 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
         gs_backend *b = find(list, want);
         if (!b)
             return gs_fail(err, err_size, GS_ERR_BACKEND,
-                           "no backend named '%s' was found (see --list-backends -v)", want);
+                           "no backend named '%s' was found (gsmooth --list-backends -v lists them)", want);
         *chosen = b;
         return usable(b, ops, err, err_size);
     }
@@ -279,7 +279,7 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     gs_backend *cpu = find(list, "cpu");
     if (!cpu)
         return gs_fail(err, err_size, GS_ERR_BACKEND,
-                       "no CPU backend found (looked in --plugin-dir, GSMOOTH_PLUGIN_PATH, "
+                       "no CPU backend found (looked in plugin_dir, GSMOOTH_PLUGIN_PATH, "
                        "<libgsmooth.so's dir>/%s and <exe>/%s)", GS_PLUGIN_REL_FROM_LIB,
                        GS_PLUGIN_REL_FROM_BIN);
     *chosen = cpu;

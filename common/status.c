@@ -1,4 +1,4 @@
-/* status.c: status strings, exit-code mapping and the one error-formatting helper. */
+/* status.c: status names and the one error-formatting helper. */
 #include "status.h"
 
 #include <stdio.h>
@@ -17,12 +17,6 @@ const char *gs_status_str(gs_status status)
 {
     if ((int)status < 0 || status >= GS_ERR_COUNT) return "unknown error";
     return status_text[status];
-}
-
-int gs_status_exit_code(gs_status status)
-{
-    if (status == GS_OK) return 0;
-    return status == GS_ERR_USAGE ? 2 : 1;
 }
 
 gs_status gs_fail(char *err, size_t err_size, gs_status status, const char *fmt, ...)

@@ -61,7 +61,7 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     /* What reader.c checks before choosing it: the signature, and a header it takes. */
     static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (reader->head_len < sizeof png_sig || memcmp(reader->head, png_sig, sizeof png_sig) != 0 ||
-        !gs_png_fast_takes(reader->head, reader->head_len))
+        !gs_png_isal_takes(reader->head, reader->head_len))
         return gs_fail(err, err_size, GS_ERR_FORMAT, "not a PNG the fast path takes");
     return gs_read_png_isal_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_tiff

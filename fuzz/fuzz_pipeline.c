@@ -174,7 +174,9 @@ static int input_path(const uint8_t *data, size_t size, feed how, char *path, si
 
 static void run_one(const uint8_t *data, size_t size, const fuzz_run *r)
 {
-    gs_job job = {{r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS}, select_cpu, NULL, NULL, NULL, NULL, NULL};
+    gs_job job = {.work = {r->mode, r->iters, r->axes, r->depth, GS_FUZZ_MAX_PIXELS},
+                  .encode = gs_encode_settings_make(-1, 1),
+                  .select = select_cpu};
 
     char in[64], out[128], name[16], err[GS_ERR_SIZE] = "", stray[256];
     const char *ext = r->ext ? r->ext : smooth_exts[size % GS_FUZZ_SMOOTH_EXTS];

@@ -74,7 +74,7 @@ gs_png_diff_verdict gs_png_diff_compare(const uint8_t *data, size_t size, uint64
     if (!why || why_size == 0) why = none, why_size = sizeof none;
     why[0] = '\0';
     if (size < sizeof png_sig || memcmp(data, png_sig, sizeof png_sig) != 0 ||
-        !gs_png_fast_takes(data, size < GS_IO_HEAD_SIZE ? size : GS_IO_HEAD_SIZE))
+        !gs_png_isal_takes(data, size < GS_IO_HEAD_SIZE ? size : GS_IO_HEAD_SIZE))
         return GS_PNG_DIFF_NOT_FAST;
 
     outcome ref, fast;

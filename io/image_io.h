@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "encode_settings.h"
 #include "status.h"
 
 /* What a reader found in the file's header. */
@@ -78,10 +79,12 @@ int gs_output_exists(const char *path);
  * Start writing a `width` x `height` image of `bits`-bit samples to `path`: 8 or 16 for
  * every image format (16 is refused by BMP, TGA and JPEG), 32 or 64 for NPY (unsigned).
  * Data goes to a temporary file in the target directory, renamed onto `path` only by
- * gs_writer_commit; "-" writes to standard output directly.
+ * gs_writer_commit; "-" writes to standard output directly. PNG and TIFF compress as
+ * `encode` says (NULL: the default level, one deflate thread per CPU).
  */
 gs_status gs_writer_open(const char *path, gs_out_format fmt, uint32_t width, uint32_t height,
-                         uint32_t bits, gs_writer **out, char *err, size_t err_size);
+                         uint32_t bits, const gs_encode_settings *encode, gs_writer **out,
+                         char *err, size_t err_size);
 
 /* Append `rows` rows of native-endian samples, row r at src + r * stride. */
 gs_status gs_writer_write_rows(gs_writer *writer, const void *src, size_t stride,

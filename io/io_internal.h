@@ -197,7 +197,7 @@ gs_status gs_read_jpeg_open(gs_reader *reader, uint64_t max_pixels, char *err,
  * file), reader.c has libpng read it again, and a stream keeps the first verdict.
  * GSMOOTH_PNG_DECODER=libpng sends every PNG to libpng; =fast keeps the fast reader's own
  * verdict (no second reading), for the tests that compare the two. */
-int gs_png_fast_takes(const unsigned char *head, size_t head_len);
+int gs_png_isal_takes(const unsigned char *head, size_t head_len);
 gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *err,
                                 size_t err_size);
 /* `format` is the name detected from the magic bytes (PSD, HDR, PIC), or NULL to let
@@ -263,6 +263,7 @@ struct gs_writer {
     uint32_t height;          /* rows */
     uint32_t bits;            /* bits per sample in the caller's rows */
     uint32_t rows_written;    /* rows accepted so far */
+    gs_encode_settings encode; /* PNG and TIFF: level and deflate threads */
     int failed;               /* a write failed: only abort (or a failing commit) remains */
 };
 

@@ -505,7 +505,7 @@ static const gs_reader_ops decoder_ops = {
 
 /* ---- the header ---- */
 
-int gs_png_fast_takes(const unsigned char *head, size_t head_len)
+int gs_png_isal_takes(const unsigned char *head, size_t head_len)
 {
     /* signature, IHDR length and type, then width, height, depth, colour type,
      * compression, filter method, interlace at 16..28 */

@@ -591,7 +591,7 @@ static gs_status plan_blocks(tiff_state *t, const gs_image_info *info, uint32_t 
         if (tile > alloc_limit)
             return gs_fail(err, err_size, GS_ERR_TOO_LARGE,
                            "TIFF tile of %ux%u (%llu bytes) is over the memory limit that "
-                           "--max-pixels sets (%llu bytes)", tw, th, (unsigned long long)tile,
+                           "the pixel limit sets (%llu bytes)", tw, th, (unsigned long long)tile,
                            (unsigned long long)alloc_limit);
         /* Every tile of the grid is decoded, padding included: the grid may pass the image
          * by at most TIFF_TILE_GRID_FACTOR times its pixels plus TIFF_TILE_GRID_SLACK (tiles
@@ -618,7 +618,7 @@ static gs_status plan_blocks(tiff_state *t, const gs_image_info *info, uint32_t 
     if (t->kind == TIFF_RGBA && block > alloc_limit)
         return gs_fail(err, err_size, GS_ERR_TOO_LARGE,
                        "TIFF block of %u rows (%llu bytes as RGBA) is over the memory limit that "
-                       "--max-pixels sets (%llu bytes)", block_rows, (unsigned long long)block,
+                       "the pixel limit sets (%llu bytes)", block_rows, (unsigned long long)block,
                        (unsigned long long)alloc_limit);
     /* One strip of one plane, or of packed samples: rearranged into the block. */
     if (!t->tiled && (t->separate || t->bits < 8))

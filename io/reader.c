@@ -61,7 +61,7 @@ static gs_status open_png(gs_reader *reader, uint64_t max_pixels, char *err, siz
     const char *decoder = getenv("GSMOOTH_PNG_DECODER");
     const int libpng_only = decoder && strcmp(decoder, "libpng") == 0;
     const int fast_only = decoder && strcmp(decoder, "fast") == 0;
-    if (libpng_only || !gs_png_fast_takes(reader->head, reader->head_len))
+    if (libpng_only || !gs_png_isal_takes(reader->head, reader->head_len))
         return gs_read_png_open(reader, max_pixels, err, err_size);
     /* A stream cannot go back past its first 64 KiB: there the first verdict stands. */
     reader->png_fallback = !fast_only && reader->src.fd < 0;

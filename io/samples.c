@@ -40,6 +40,6 @@ gs_status gs_check_pixels(uint32_t width, uint32_t height, uint64_t max_pixels, 
     uint64_t pixels = (uint64_t)width * height;
     if (pixels <= max_pixels) return GS_OK;
     return gs_fail(err, err_size, GS_ERR_TOO_LARGE,
-                   "%ux%u is %llu pixels, over the limit of %llu (--max-pixels)", width, height,
+                   "%ux%u is %llu pixels, over the pixel limit of %llu (max_pixels; --max-pixels)", width, height,
                    (unsigned long long)pixels, (unsigned long long)max_pixels);
 }

@@ -185,7 +185,7 @@ static gs_status spool_stream(gs_source *src, uint64_t limit, gs_tiff_input *in,
         if (in->size + got > limit) {
             rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE,
                          "TIFF stream is over %llu bytes, the spool limit (8 bytes a pixel of "
-                         "--max-pixels, plus 64 MiB)", (unsigned long long)limit);
+                         "the pixel limit, plus 64 MiB)", (unsigned long long)limit);
             goto done;
         }
         for (size_t put = 0; put < got;) {

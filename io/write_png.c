@@ -1,7 +1,6 @@
 /* write_png.c: the PNG writer: 8- or 16-bit gray rows, Sub-filtered, deflated by png_deflate.c on worker threads, in a container (signature, IHDR, IDAT chunks, IEND) written by libpng. */
 #include "io_internal.h"
 #include "png_deflate.h"
-#include "png_tuning.h"
 
 #include <png.h>
 #include <setjmp.h>
@@ -207,10 +206,10 @@ gs_status gs_write_png_open(gs_writer *writer, char *err, size_t err_size)
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
-    enc->level = gs_png_level();
+    enc->level = writer->encode.level;
     enc->bytes_per_sample = writer->bits / 8;
     enc->row_bytes = 1 + (size_t)writer->width * enc->bytes_per_sample;
-    rc = gs_deflate_open(enc->level, gs_png_threads(), enc->row_bytes, put_idat, &enc->out,
+    rc = gs_deflate_open(enc->level, writer->encode.threads, enc->row_bytes, put_idat, &enc->out,
                          &enc->stream, err, err_size);
     if (rc != GS_OK) goto cleanup;
     rc = write_header(writer, enc, err, err_size);

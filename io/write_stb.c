@@ -115,7 +115,7 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size)
 
     if (writer->bits == 16) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT,
-                     "%s holds only 8-bit samples and this image is 16-bit; use --depth 8 "
+                     "%s holds only 8-bit samples and this image is 16-bit; write depth 8 (--depth 8) "
                      "(or write .png or .pgm)", name);
         goto cleanup;
     }

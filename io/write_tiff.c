@@ -1,6 +1,5 @@
 /* write_tiff.c: the TIFF writer on libtiff: 8/16-bit gray images and exact 32/64-bit integrals, deflated with the horizontal predictor in strips, streamed row by row; BigTIFF whenever the file could pass 4 GiB. */
 #include "io_internal.h"
-#include "png_tuning.h"
 #include "tiff_io.h"
 
 #include <stdlib.h>
@@ -135,7 +134,7 @@ gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
         rc = tiff_write_failure(t, "header", err, err_size);
         goto cleanup;
     }
-    const int level = tiff_deflate_level(gs_png_level());
+    const int level = tiff_deflate_level(writer->encode.level);
     if (level > 0 && (!TIFFSetField(t->tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_ADOBE_DEFLATE) ||
                       !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, (uint16_t)PREDICTOR_HORIZONTAL) ||
                       !TIFFSetField(t->tif, TIFFTAG_ZIPQUALITY, level))) {

@@ -24,7 +24,8 @@ static void writer_free(gs_writer *writer)
 }
 
 gs_status gs_writer_open(const char *path, gs_out_format fmt, uint32_t width, uint32_t height,
-                         uint32_t bits, gs_writer **out, char *err, size_t err_size)
+                         uint32_t bits, const gs_encode_settings *encode, gs_writer **out,
+                         char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
     gs_writer *writer = NULL;
@@ -42,6 +43,7 @@ gs_status gs_writer_open(const char *path, gs_out_format fmt, uint32_t width, ui
     writer->width = width;
     writer->height = height;
     writer->bits = bits;
+    writer->encode = encode ? *encode : gs_encode_settings_make(-1, 0);
     rc = gs_out_file_open(&writer->out, path, err, err_size);
     if (rc != GS_OK) goto cleanup;
     rc = format_open[fmt](writer, err, err_size);

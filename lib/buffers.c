@@ -211,14 +211,14 @@ static gs_status run_device(gsmooth_context *ctx, const buffer_work *w, const gs
 static gsmooth_status run(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
                           const gsmooth_image *dst, uint32_t dst_bits, char *err, size_t err_size)
 {
-    if (!ctx) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null context"));
+    if (!ctx) return gs_fail(err, err_size, GS_ERR_USAGE, "null context");
     gs_status rc = check_pair(src, dst, dst_bits, err, err_size);
-    if (rc != GS_OK) return gs_public_status(rc);
+    if (rc != GS_OK) return rc;
     pthread_mutex_lock(&ctx->call);
     rc = src->memory == GSMOOTH_MEMORY_CUDA ? run_device(ctx, w, src, dst, err, err_size)
                                            : run_host(ctx, w, src, dst, err, err_size);
     pthread_mutex_unlock(&ctx->call);
-    return gs_public_status(rc);
+    return rc;
 }
 
 gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
@@ -226,7 +226,7 @@ gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
                               size_t err_size)
 {
     gs_status rc = gs_check_smoothing(iters, axes, err, err_size);
-    if (rc != GS_OK) return gs_public_status(rc);
+    if (rc != GS_OK) return rc;
     if (!axes) axes = GSMOOTH_AXIS_X;
     buffer_work w = {GS_MODE_SMOOTH, iters, axes, axes & GS_AXIS_Y ? GS_OP_SMOOTH_AXES : GS_OP_SMOOTH_ROWS};
     return run(ctx, &w, src, dst, src ? src->bits : 0, err, err_size);
@@ -246,7 +246,7 @@ gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
                                 size_t err_size)
 {
     if (mode != GSMOOTH_INTEGRAL_ROWS && mode != GSMOOTH_INTEGRAL_2D)
-        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "--integral takes 'rows' or '2d', not mode %d", (int)mode));
+        return gs_fail(err, err_size, GS_ERR_USAGE, "integral mode is GSMOOTH_INTEGRAL_ROWS or GSMOOTH_INTEGRAL_2D, not %d", (int)mode);
     const int rows = mode == GSMOOTH_INTEGRAL_ROWS;
     buffer_work w = {rows ? GS_MODE_INTEGRAL_ROWS : GS_MODE_INTEGRAL_2D, 0, 0,
                      rows ? GS_OP_INTEGRAL_ROWS : GS_OP_INTEGRAL_2D};

@@ -5,13 +5,6 @@
 
 #include "library.h"
 
-_Static_assert((int)GSMOOTH_ERR_USAGE == (int)GS_ERR_USAGE && (int)GSMOOTH_ERR_IO == (int)GS_ERR_IO &&
-                   (int)GSMOOTH_ERR_FORMAT == (int)GS_ERR_FORMAT &&
-                   (int)GSMOOTH_ERR_TOO_LARGE == (int)GS_ERR_TOO_LARGE &&
-                   (int)GSMOOTH_ERR_NOMEM == (int)GS_ERR_NOMEM &&
-                   (int)GSMOOTH_ERR_BACKEND == (int)GS_ERR_BACKEND,
-               "public and internal status codes agree");
-
 #define GS_STR2(x) #x
 #define GS_STR(x) GS_STR2(x)
 
@@ -20,7 +13,13 @@ const char *gsmooth_version(void)
     return GS_STR(GSMOOTH_VERSION_MAJOR) "." GS_STR(GSMOOTH_VERSION_MINOR) "." GS_STR(GSMOOTH_VERSION_PATCH);
 }
 
-gsmooth_status gs_public_status(gs_status rc) { return (gsmooth_status)rc; }
+const char *gsmooth_status_name(gsmooth_status status) { return gs_status_str(status); }
+
+void gsmooth_plugin_abi_version(uint32_t *major, uint32_t *minor)
+{
+    if (major) *major = GS_PLUGIN_ABI_MAJOR;
+    if (minor) *minor = GS_PLUGIN_ABI_MINOR;
+}
 
 static uint32_t struct_size_of(const void *s)
 {
@@ -62,10 +61,11 @@ void gs_struct_out(void *dst, const void *full, size_t size)
 gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size)
 {
     if (iters > GS_PLUGIN_MAX_ITERS)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--iters takes a whole number from 0 to %u, not '%u'",
+        return gs_fail(err, err_size, GS_ERR_USAGE, "iters is a whole number from 0 to %u, not %u",
                        GS_PLUGIN_MAX_ITERS, iters);
     if (axes & ~(uint32_t)(GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y))
-        return gs_fail(err, err_size, GS_ERR_USAGE, "--axis takes x, y or xy, not bits %u", axes);
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "axes is GSMOOTH_AXIS_X, GSMOOTH_AXIS_Y or both, not bits %u", axes);
     return GS_OK;
 }
 
@@ -89,14 +89,14 @@ void gsmooth_context_options_init(gsmooth_context_options *o)
 gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_context **out,
                                       char *err, size_t err_size)
 {
-    if (!out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null context pointer"));
+    if (!out) return gs_fail(err, err_size, GS_ERR_USAGE, "null context pointer");
     *out = NULL;
     gsmooth_context_options given;
     gsmooth_context_options_init(&given);
     if (o) {
-        gs_status rc = gs_struct_in(&given, sizeof given, o, GS_SIZE_0_2_CONTEXT_OPTIONS,
+        gs_status rc = gs_struct_in(&given, sizeof given, o, GS_MIN_CONTEXT_OPTIONS,
                                     "context options", err, err_size);
-        if (rc != GS_OK) return gs_public_status(rc);
+        if (rc != GS_OK) return rc;
     }
     o = &given;
     const char *backend = o->backend && *o->backend ? o->backend : "auto";
@@ -104,13 +104,13 @@ gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_
     memset(&devices, 0, sizeof devices);
     if (o->devices) {
         gs_status rc = gs_device_choice_parse(o->devices, &devices, err, err_size);
-        if (rc != GS_OK) return gs_public_status(rc);
+        if (rc != GS_OK) return rc;
     }
     gsmooth_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return gs_public_status(gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory"));
+    if (!ctx) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
     if (strlen(backend) >= sizeof ctx->backend) {
         free(ctx);
-        return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "backend name too long"));
+        return gs_fail(err, err_size, GS_ERR_USAGE, "backend name too long");
     }
     strcpy(ctx->backend, backend);
     ctx->note = o->note;
@@ -120,7 +120,7 @@ gsmooth_status gsmooth_context_create(const gsmooth_context_options *o, gsmooth_
     if (rc != GS_OK) {
         gs_backend_pool_close(&ctx->pool);
         free(ctx);
-        return gs_public_status(rc);
+        return rc;
     }
     ctx->pool.message_user = ctx;
     ctx->pool.devices = devices;
@@ -146,9 +146,9 @@ size_t gsmooth_context_backend_count(gsmooth_context *ctx) { return ctx ? ctx->p
 gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_backend_info *out,
                                        char *err, size_t err_size)
 {
-    if (!ctx || !out) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "null argument"));
-    gs_status rc = gs_struct_out_check(out, GS_SIZE_0_2_BACKEND_INFO, "backend info", err, err_size);
-    if (rc != GS_OK) return gs_public_status(rc);
+    if (!ctx || !out) return gs_fail(err, err_size, GS_ERR_USAGE, "null argument");
+    gs_status rc = gs_struct_out_check(out, GS_MIN_BACKEND_INFO, "backend info", err, err_size);
+    if (rc != GS_OK) return rc;
     gsmooth_backend_info info;
     memset(&info, 0, sizeof info);
     pthread_mutex_lock(&ctx->call);
@@ -157,7 +157,7 @@ gsmooth_status gsmooth_context_backend(gsmooth_context *ctx, size_t i, gsmooth_b
     if (b) gs_backend_probe(b);
     pthread_mutex_unlock(&ctx->pool.lock);
     pthread_mutex_unlock(&ctx->call);
-    if (!b) return gs_public_status(gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i));
+    if (!b) return gs_fail(err, err_size, GS_ERR_USAGE, "no backend %zu", i);
     info.path = b->path;
     if (!b->desc) {
         info.load_error = b->load_error;

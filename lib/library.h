@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 
 #include "backend_pool.h"
 #include "gsmooth/gsmooth.h"
@@ -19,14 +20,35 @@ struct gsmooth_context {
     void *note_user;
 };
 
-/* Versioned structs (gsmooth.h, "Versioning"). Their sizes as version 0.2 shipped them:
- * later fields are appended after these, and these stay the smallest sizes taken. */
-#define GS_SIZE_0_2_CONTEXT_OPTIONS sizeof(gsmooth_context_options)
-#define GS_SIZE_0_2_FILE_OPTIONS sizeof(gsmooth_file_options)
-#define GS_SIZE_0_2_BATCH_OPTIONS sizeof(gsmooth_batch_options)
-#define GS_SIZE_0_2_BACKEND_INFO sizeof(gsmooth_backend_info)
-#define GS_SIZE_0_2_FILE_RESULT sizeof(gsmooth_file_result)
-#define GS_SIZE_0_2_BATCH_RESULT sizeof(gsmooth_batch_result)
+/* Versioned structs (gsmooth.h, "Versioning"): the smallest size taken is where the last
+ * field of the oldest layout still taken ends. Fields appended later lie past it, so a
+ * caller built against that layout keeps working; sizeof would refuse it. */
+#define GS_END_OF(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+#define GS_MIN_CONTEXT_OPTIONS GS_END_OF(gsmooth_context_options, note_user)
+#define GS_MIN_FILE_OPTIONS GS_END_OF(gsmooth_file_options, max_pixels)
+#define GS_MIN_BACKEND_INFO GS_END_OF(gsmooth_backend_info, device_memory)
+#define GS_MIN_FILE_RESULT GS_END_OF(gsmooth_file_result, total_ns)
+#define GS_MIN_BATCH_RESULT GS_END_OF(gsmooth_batch_result, bytes)
+/* The batch options as 0.3 laid them out (0.2's held the file options by value). */
+#define GS_MIN_BATCH_OPTIONS GS_END_OF(gsmooth_batch_options, user)
+
+/* The batch options of version 0.2, kept only for their size: a struct_size equal to it
+ * is refused, since its fields lie elsewhere. Fields appended to gsmooth_batch_options
+ * must not make it exactly this size (a padding field would keep them apart). */
+typedef struct gs_batch_options_0_2 {
+    uint32_t struct_size;
+    struct {
+        uint32_t struct_size, kind, iters, axes, depth;
+        uint64_t max_pixels;
+    } file;
+    const char *out_dir;
+    unsigned jobs;
+    uint32_t shard_index, shard_count;
+    int skip_existing;
+    void (*finished)(void *, const void *);
+    void (*progress)(void *, unsigned, unsigned, uint64_t, double, double);
+    void *user;
+} gs_batch_options_0_2;
 
 /* Options in: `given` (its first field its struct_size, at least min_size) copied over
  * `dst` (`size` bytes, holding the defaults) up to the smaller size. */
@@ -40,18 +62,17 @@ gs_status gs_struct_out_check(const void *dst, size_t min_size, const char *what
 /* A result out: `full` (`size` bytes) copied into `dst` up to dst's struct_size, which stays. */
 void gs_struct_out(void *dst, const void *full, size_t size);
 
-/* The public status of an internal one (the values are the same, checked at build). */
-gsmooth_status gs_public_status(gs_status rc);
-
-/* Passes and axes of a smoothing call, with the command line's words when out of range. */
+/* Passes and axes of a smoothing call, in the library's words when out of range. */
 gs_status gs_check_smoothing(uint32_t iters, uint32_t axes, char *err, size_t err_size);
 
-/* The pipeline's work for file options (NULL: the defaults); GS_ERR_USAGE with the command
- * line's words. */
-gs_status gs_work_of(const gsmooth_file_options *o, gs_work *w, char *err, size_t err_size);
+/* File options as given (NULL: the defaults) into `full`, checked; the pipeline's work
+ * and encoder settings for them. GS_ERR_USAGE in the library's words. `batch_threads`: the
+ * deflate threads a batch gives each file when encode_threads is 0 (0: not a batch). */
+gs_status gs_file_options_in(const gsmooth_file_options *given, gsmooth_file_options *full, char *err,
+                             size_t err_size);
+void gs_work_of(const gsmooth_file_options *o, gs_work *w);
+gs_encode_settings gs_encode_of(const gsmooth_file_options *o, unsigned batch_threads);
 
-/* A file's facts and times as the public result says them. */
-void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r);
 
 /* A gs_note_fn: the context's note callback, when it has one. */
 void gs_context_note(void *context, const char *file, const char *message);

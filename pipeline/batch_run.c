@@ -1,4 +1,6 @@
-/* batch.c: a worker pool over one shard of the input list; each worker owns its backend instances, outputs two inputs share are refused, finished outputs may be skipped, and every outcome is reported through the caller's events. */
+/* batch_run.c: a worker pool over one shard of an input list, reporting every outcome. */
+/* Each worker owns its backend instances; two inputs that would share an output are
+ * refused over the whole list; finished outputs may be skipped. */
 #define _GNU_SOURCE
 #include "batch_run.h"
 
@@ -12,7 +14,6 @@
 #include <unistd.h>
 
 #include "image_io.h"
-#include "png_tuning.h"
 #include "usable_cpus.h"
 
 /* One slot of the table of output names: position + 1 of the first input that has it
@@ -27,13 +28,14 @@ typedef struct batch {
     const gs_batch_request *req;    /* what to do */
     const gs_batch_events *events;  /* the caller's reporting */
     unsigned threads;               /* CPU threads per file */
+    gs_encode_settings encode;      /* how each output is compressed */
     output_slot *outputs;           /* open addressing over every position of the list */
     size_t output_mask;             /* slots - 1 (a power of two, at least twice the list) */
     pthread_mutex_t lock;           /* guards everything below and serialises events */
     uint32_t next;                  /* next shard entry to take */
     unsigned jobs;                  /* workers */
     unsigned next_worker;           /* index of the next worker to start */
-    gs_batch_result result;         /* running totals */
+    gsmooth_batch_result result;    /* running totals */
     double start_s;                 /* wall clock at start */
 } batch;
 
@@ -135,8 +137,8 @@ static int plan_outputs(batch *b)
 
 /* ---- one input ---- */
 
-static gs_status process(batch *b, gs_instances *w, uint32_t j, gs_file_outcome *o, char *out,
-                         size_t out_size, char *err, size_t err_size, gs_phase_times *t)
+static gs_status process(batch *b, gs_instances *w, uint32_t j, gsmooth_file_outcome *o, char *out,
+                         size_t out_size, char *err, size_t err_size, gsmooth_file_result *r)
 {
     const gs_batch_request *req = b->req;
     const char *in = o->input;
@@ -161,13 +163,16 @@ static gs_status process(batch *b, gs_instances *w, uint32_t j, gs_file_outcome 
         in_sb.st_ino == out_sb.st_ino)
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: its output %s is the input itself", in, out);
     if (req->skip_existing && gs_output_exists(out)) {
-        o->status = GS_FILE_SKIPPED;
+        o->status = GSMOOTH_FILE_SKIPPED;
+        r->skipped = 1;
         return GS_OK;
     }
-    gs_job job = {req->work, gs_instances_select, w, b->events->note, gs_instances_runners, gs_instances_runner,
-                  b->events->ctx};
-    gs_status rc = gs_pipeline_run(&job, in, out, t, &o->facts, err, err_size);
-    if (rc == GS_OK) o->times = t;
+    gs_job job = {req->work, b->encode, gs_instances_select, w, b->events->note, gs_instances_runners,
+                  gs_instances_runner, b->events->note_user};
+    gs_phase_times t;
+    gs_image_facts facts;
+    gs_status rc = gs_pipeline_run(&job, in, out, &t, &facts, err, err_size);
+    gs_file_result_of(&facts, rc == GS_OK ? &t : NULL, r);
     return rc;
 }
 
@@ -187,26 +192,28 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&b->lock);
         if (k >= b->result.files) break;
         const uint32_t j = gs_shard_position(req->shard, k);
-        gs_file_outcome o = {.input = gs_input_list_at(req->inputs, j), .status = GS_FILE_OK};
+        gsmooth_file_result r;
+        gs_file_result_of(NULL, NULL, &r);
+        gsmooth_file_outcome o = {.struct_size = sizeof o, .input = gs_input_list_at(req->inputs, j),
+                                  .status = GSMOOTH_FILE_OK, .result = &r};
         char out[PATH_MAX], err[GS_ERR_SIZE];
-        gs_phase_times t;
         double t0 = now_s();
-        gs_status rc = process(b, &w, j, &o, out, sizeof out, err, sizeof err, &t);
+        gs_status rc = process(b, &w, j, &o, out, sizeof out, err, sizeof err, &r);
         o.ms = (now_s() - t0) * 1e3;
-        if (rc != GS_OK) o.status = GS_FILE_FAILED, o.error = err, o.times = NULL;
+        if (rc != GS_OK) o.status = GSMOOTH_FILE_FAILED, o.error = err;
         struct stat sb;
-        uint64_t bytes = o.status == GS_FILE_OK && stat(o.input, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        uint64_t bytes = o.status == GSMOOTH_FILE_OK && stat(o.input, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 
         pthread_mutex_lock(&b->lock);
-        if (o.status == GS_FILE_OK) b->result.done++, b->result.bytes += bytes;
-        else if (o.status == GS_FILE_SKIPPED) b->result.skipped++;
+        if (o.status == GSMOOTH_FILE_OK) b->result.done++, b->result.bytes += bytes;
+        else if (o.status == GSMOOTH_FILE_SKIPPED) b->result.skipped++;
         else b->result.failed++;
-        if (b->events->finished) b->events->finished(b->events->ctx, &o);
+        if (b->events->finished) b->events->finished(b->events->user, &o);
         unsigned finished = b->result.done + b->result.failed + b->result.skipped;
         double elapsed = now_s() - b->start_s;
         double eta = finished ? elapsed / finished * (b->result.files - finished) : 0;
         if (b->events->progress)
-            b->events->progress(b->events->ctx, finished, b->result.files, b->result.bytes, elapsed, eta);
+            b->events->progress(b->events->user, finished, b->result.files, b->result.bytes, elapsed, eta);
         pthread_mutex_unlock(&b->lock);
     }
     gs_instances_release(&w);
@@ -214,35 +221,42 @@ static void *worker_main(void *arg)
 }
 
 void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
-                  const gs_batch_events *events, gs_batch_result *result)
+                  const gs_batch_events *events, gsmooth_batch_result *result)
 {
     batch b;
     memset(&b, 0, sizeof b);
     b.pool = pool;
     b.req = request;
     b.events = events;
+    b.result.struct_size = sizeof b.result;
     b.result.files = gs_shard_size(request->shard, request->inputs->count);
     b.start_s = now_s();
     pthread_mutex_init(&b.lock, NULL);
     unsigned jobs;
     gs_batch_plan(b.result.files, request->jobs, request->threads, gs_usable_cpus(), &jobs, &b.threads);
-    if (jobs > GS_MAX_JOBS) jobs = GS_MAX_JOBS;
+    if (jobs > GSMOOTH_MAX_JOBS) jobs = GSMOOTH_MAX_JOBS;
     b.jobs = jobs;
     if (b.result.files == 0) goto cleanup;
     if (plan_outputs(&b) != 0) {
         /* Nothing was tried: every input of the shard fails with this one cause. */
         for (uint32_t k = 0; k < b.result.files; ++k) {
-            gs_file_outcome o = {.input = gs_input_list_at(request->inputs, gs_shard_position(request->shard, k)),
-                                 .status = GS_FILE_FAILED,
-                                 .error = "out of memory for the batch's table of outputs"};
-            if (events->finished) events->finished(events->ctx, &o);
+            gsmooth_file_result r;
+            gs_file_result_of(NULL, NULL, &r);
+            gsmooth_file_outcome o = {.struct_size = sizeof o,
+                                      .input = gs_input_list_at(request->inputs, gs_shard_position(request->shard, k)),
+                                      .status = GSMOOTH_FILE_FAILED,
+                                      .error = "out of memory for the batch's table of outputs",
+                                      .result = &r};
+            if (events->finished) events->finished(events->user, &o);
         }
         b.result.failed = b.result.files;
         goto cleanup;
     }
-    gs_png_set_threads(b.threads); /* deflate threads per file, like the kernel's */
+    /* Deflate threads per file, like the kernel's, unless the caller chose. */
+    b.encode = gs_encode_settings_make(request->compression,
+                                       request->encode_threads ? request->encode_threads : b.threads);
 
-    pthread_t tid[GS_MAX_JOBS];
+    pthread_t tid[GSMOOTH_MAX_JOBS];
     unsigned started = 0;
     for (unsigned j = 1; j < jobs; ++j) {
         if (pthread_create(&tid[j], NULL, worker_main, &b) != 0) break; /* fewer workers */

@@ -53,7 +53,7 @@ static gs_status take_entry(gs_input_list *l, const char *list_path, char separa
     if (len == 0) return GS_OK;
     if (separator == '\n' && memchr(entry, '\0', len))
         return gs_fail(err, err_size, GS_ERR_FORMAT,
-                       "%s: line %llu holds a NUL byte (for NUL-separated names use --files0-from)",
+                       "%s: line %llu holds a NUL byte (a list of NUL-separated names: --files0-from)",
                        list_path, (unsigned long long)line);
     char msg[GS_ERR_SIZE];
     gs_status rc = gs_input_list_add(l, entry, len, msg, sizeof msg);
@@ -117,27 +117,4 @@ cleanup:
     free(pending);
     if (!from_stdin) fclose(fp);
     return rc;
-}
-
-gs_status gs_shard_parse(const char *text, gs_shard *out, char *err, size_t err_size)
-{
-    unsigned long long index, count;
-    char *end = NULL;
-    const char *slash = strchr(text, '/');
-    errno = 0;
-    int ok = slash && text[0] >= '0' && text[0] <= '9' && slash[1] >= '0' && slash[1] <= '9';
-    if (ok) {
-        index = strtoull(text, &end, 10);
-        ok = end == slash && !errno;
-    }
-    if (ok) {
-        count = strtoull(slash + 1, &end, 10);
-        ok = *end == '\0' && !errno && count >= 1 && count <= GS_MAX_INPUTS && index < count;
-    }
-    if (!ok)
-        return gs_fail(err, err_size, GS_ERR_USAGE,
-                       "--shard takes I/N with 0 <= I < N (e.g. 0/4), not '%s'", text);
-    out->index = (uint32_t)index;
-    out->count = (uint32_t)count;
-    return GS_OK;
 }

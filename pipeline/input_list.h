@@ -49,7 +49,5 @@ static inline uint32_t gs_shard_size(gs_shard s, uint32_t total)
 }
 static inline uint32_t gs_shard_position(gs_shard s, uint32_t k) { return s.index + k * s.count; }
 
-/* "I/N" with 0 <= I < N <= GS_MAX_INPUTS; GS_ERR_USAGE with the reason otherwise. */
-gs_status gs_shard_parse(const char *text, gs_shard *out, char *err, size_t err_size);
 
 #endif /* GS_INPUT_LIST_H */

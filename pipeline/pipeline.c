@@ -232,7 +232,7 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
     for (int pass = 0; pass < 2; ++pass) {
         memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
         if (pass == 1) {
-            rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &writer,
+            rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &p->job->encode, &writer,
                                 msg, sizeof msg);
             if (rc != GS_OK) {
                 gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
@@ -473,7 +473,7 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
                      p->width, p->strip_rows);
         goto cleanup;
     }
-    rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &s.writer, msg,
+    rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &p->job->encode, &s.writer, msg,
                         sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
@@ -648,4 +648,18 @@ cleanup:
     free(p.column_sums);
     times->total = now_ns() - t_start;
     return rc;
+}
+
+void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->struct_size = sizeof *r;
+    if (facts) {
+        r->width = facts->width, r->height = facts->height, r->bits = facts->bits;
+        r->backend = facts->backend;
+    }
+    if (t) {
+        r->decode_ns = t->decode, r->upload_ns = t->upload, r->kernel_ns = t->kernel;
+        r->download_ns = t->download, r->encode_ns = t->encode, r->total_ns = t->total;
+    }
 }

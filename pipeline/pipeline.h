@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "encode_settings.h"
 #include "gsmooth/gsmooth_plugin.h"
 #include "status.h"
 
@@ -56,6 +57,7 @@ typedef gs_status (*gs_runner_fn)(void *ctx, unsigned runner, const gs_plugin_de
 /* What a pipeline run needs besides the file names. */
 typedef struct gs_job {
     gs_work work;        /* what to compute */
+    gs_encode_settings encode; /* how the output is compressed */
     gs_select_fn select; /* backend choice */
     void *select_ctx;    /* its context, also runners' and runner's */
     gs_note_fn note;     /* may be NULL */
@@ -64,6 +66,9 @@ typedef struct gs_job {
     gs_runner_fn runner;     /* with runners */
     void *note_user;     /* passed to note */
 } gs_job;
+
+/* A file's facts and times as the public result says them (either may be NULL). */
+void gs_file_result_of(const gs_image_facts *facts, const gs_phase_times *t, gsmooth_file_result *r);
 
 /* Process `input` into `output`. The output appears only if everything succeeded; an
  * existing output is left untouched on failure. err gets one line that starts with the

@@ -158,7 +158,7 @@ START_TEST(every_usage_error_is_one_line_and_exit_2)
         {{"--threads", "257", "NOISE", "OUT", NULL}, "--threads"},
         {{"--jobs", "x", "NOISE", "OUT", NULL}, "--jobs"},
         {{"--depth", "24", "NOISE", "OUT", NULL}, "--depth"},
-        {{"--png-level", "-1", "NOISE", "OUT", NULL}, "PNG compression"},
+        {{"--png-level", "-1", "NOISE", "OUT", NULL}, "--png-level: compression"},
         {{"--integral=cols", "NOISE", "OUT", NULL}, "--integral"},
         {{"--axis", "z", "NOISE", "OUT", NULL}, "--axis"},
         {{"NOISE", "OUT", "--axis", NULL}, "--axis"},

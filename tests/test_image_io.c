@@ -183,7 +183,7 @@ static void write_image(const char *path, gs_out_format fmt, uint32_t w, uint32_
 {
     char err[ERR_SIZE] = "";
     gs_writer *writer = NULL;
-    gs_status rc = gs_writer_open(path, fmt, w, h, bits, &writer, err, sizeof err);
+    gs_status rc = gs_writer_open(path, fmt, w, h, bits, NULL, &writer, err, sizeof err);
     ck_assert_msg(rc == GS_OK, "open %s for writing: %s", path, err);
     size_t row = (size_t)w * (bits / 8), stride = row + 10;
     const uint32_t chunk = 5;
@@ -1070,7 +1070,7 @@ START_TEST(test_stdout_output)
     close(fd);
     char err[ERR_SIZE] = "";
     gs_writer *writer = NULL;
-    gs_status rc = gs_writer_open("-", GS_OUT_PNG, w, h, 16, &writer, err, sizeof err);
+    gs_status rc = gs_writer_open("-", GS_OUT_PNG, w, h, 16, NULL, &writer, err, sizeof err);
     if (rc == GS_OK) rc = gs_writer_write_rows(writer, data, w * 2, h, err, sizeof err);
     if (rc == GS_OK) rc = gs_writer_commit(writer, err, sizeof err);
     else gs_writer_abort(writer);
@@ -1094,7 +1094,7 @@ START_TEST(test_row_count_and_stride_checks)
     uint16_t px[4 * 3] = {0};
     const char *path = in_scratch("s.png");
     gs_writer *writer = NULL;
-    ck_assert_int_eq(gs_writer_open(path, GS_OUT_PNG, 4, 3, 16, &writer, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_writer_open(path, GS_OUT_PNG, 4, 3, 16, NULL, &writer, err, sizeof err), GS_OK);
     /* A stride shorter than a row (4 samples = 8 bytes) would overlap rows. */
     ck_assert_int_eq(gs_writer_write_rows(writer, px, 7, 2, err, sizeof err), GS_ERR_USAGE);
     ck_assert_int_eq(gs_writer_write_rows(writer, px, 8, 3, err, sizeof err), GS_OK);
@@ -1151,7 +1151,7 @@ START_TEST(test_writer_abort_leaves_nothing)
     const size_t stride = 64;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gs_writer *writer = NULL;
-        ck_assert_int_eq(gs_writer_open(in_scratch(cases[i].name), cases[i].fmt, 8, 4, cases[i].bits,
+        ck_assert_int_eq(gs_writer_open(in_scratch(cases[i].name), cases[i].fmt, 8, 4, cases[i].bits, NULL,
                                         &writer, err, sizeof err), GS_OK);
         ck_assert_int_eq(count_entries(dir), 1); /* the temporary file exists meanwhile */
         ck_assert_int_eq(gs_writer_write_rows(writer, row, stride, 2, err, sizeof err), GS_OK);
@@ -1164,7 +1164,7 @@ START_TEST(test_writer_abort_leaves_nothing)
     const char *keep = in_scratch("out/keep.png");
     write_bytes(keep, "old", 3);
     gs_writer *writer = NULL;
-    ck_assert_int_eq(gs_writer_open(keep, GS_OUT_PNG, 8, 4, 8, &writer, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_writer_open(keep, GS_OUT_PNG, 8, 4, 8, NULL, &writer, err, sizeof err), GS_OK);
     ck_assert_int_eq(gs_writer_write_rows(writer, row, stride, 3, err, sizeof err), GS_OK);
     ck_assert_int_ne(gs_writer_commit(writer, err, sizeof err), GS_OK);
     ck_assert_int_eq(count_entries(dir), 1);
@@ -1182,18 +1182,18 @@ START_TEST(test_writer_bad_targets)
 {
     char err[ERR_SIZE] = "";
     gs_writer *writer = (gs_writer *)&writer;
-    ck_assert_int_eq(gs_writer_open(in_scratch("nope/sub/out.png"), GS_OUT_PNG, 4, 4, 8, &writer, err, sizeof err),
+    ck_assert_int_eq(gs_writer_open(in_scratch("nope/sub/out.png"), GS_OUT_PNG, 4, 4, 8, NULL, &writer, err, sizeof err),
                      GS_ERR_IO);
     ck_assert_ptr_null(writer);
     ck_assert_msg(strstr(err, strerror(ENOENT)) != NULL, "message: %s", err);
 
     ck_assert_int_eq(mkdir(in_scratch("d.png"), 0755), 0);
-    ck_assert_int_eq(gs_writer_open(in_scratch("d.png"), GS_OUT_PNG, 4, 4, 8, &writer, err, sizeof err), GS_ERR_IO);
+    ck_assert_int_eq(gs_writer_open(in_scratch("d.png"), GS_OUT_PNG, 4, 4, 8, NULL, &writer, err, sizeof err), GS_ERR_IO);
     ck_assert_ptr_null(writer);
 
     if (geteuid() != 0) { /* root writes anywhere */
         ck_assert_int_eq(mkdir(in_scratch("ro"), 0555), 0);
-        ck_assert_int_eq(gs_writer_open(in_scratch("ro/out.png"), GS_OUT_PNG, 4, 4, 8, &writer, err, sizeof err),
+        ck_assert_int_eq(gs_writer_open(in_scratch("ro/out.png"), GS_OUT_PNG, 4, 4, 8, NULL, &writer, err, sizeof err),
                          GS_ERR_IO);
         ck_assert_msg(strstr(err, strerror(EACCES)) != NULL, "message: %s", err);
     }
@@ -1208,7 +1208,7 @@ START_TEST(test_writer_refuses_16bit_for_8bit_formats)
         {GS_OUT_JPG, "a.jpg"}, {GS_OUT_BMP, "a.bmp"}, {GS_OUT_TGA, "a.tga"}};
     for (int i = 0; i < 3; i++) {
         gs_writer *writer = (gs_writer *)&writer;
-        ck_assert_int_eq(gs_writer_open(in_scratch(cases[i].name), cases[i].fmt, 4, 4, 16, &writer,
+        ck_assert_int_eq(gs_writer_open(in_scratch(cases[i].name), cases[i].fmt, 4, 4, 16, NULL, &writer,
                                         err, sizeof err), GS_ERR_FORMAT);
         ck_assert_ptr_null(writer);
         ck_assert_msg(strstr(err, "--depth 8") != NULL, "message: %s", err);

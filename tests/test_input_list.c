@@ -9,6 +9,7 @@
 #include "batch_run.h"
 #include "input_list.h"
 #include "manifest.h"
+#include "options.h"
 #include "test_files.h"
 #include "usable_cpus.h"
 
@@ -118,17 +119,18 @@ START_TEST(shard_parse)
 {
     gs_shard s;
     char err[GS_ERR_SIZE];
-    ck_assert_int_eq(gs_shard_parse("0/1", &s, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_shard_parse("0/1", &s.index, &s.count, err, sizeof err), GS_OK);
     ck_assert_uint_eq(s.index, 0);
     ck_assert_uint_eq(s.count, 1);
-    ck_assert_int_eq(gs_shard_parse("3/4", &s, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_shard_parse("3/4", &s.index, &s.count, err, sizeof err), GS_OK);
     ck_assert_uint_eq(s.index, 3);
     ck_assert_uint_eq(s.count, 4);
-    ck_assert_int_eq(gs_shard_parse("4294967294/4294967295", &s, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_shard_parse("4294967294/4294967295", &s.index, &s.count, err, sizeof err), GS_OK);
     static const char *const bad[] = {"4/4", "1/0", "0/0", "-1/4", "1/-4", "1", "/4", "1/", "a/4",
                                       "1/4x", "1 /4", "+1/4", "0/4294967296", "99999999999999999999/4", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
-        ck_assert_msg(gs_shard_parse(bad[i], &s, err, sizeof err) == GS_ERR_USAGE, "accepted '%s'", bad[i]);
+        ck_assert_msg(gs_shard_parse(bad[i], &s.index, &s.count, err, sizeof err) == GS_ERR_USAGE,
+                      "accepted '%s'", bad[i]);
 }
 END_TEST
 

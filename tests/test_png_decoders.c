@@ -154,7 +154,7 @@ START_TEST(libpng_written_every_filter_level_and_type)
                 FILE *in = fopen(path, "rb");
                 size_t n = fread(head, 1, sizeof head, in);
                 fclose(in);
-                ck_assert_msg(gs_png_fast_takes((unsigned char *)head, n), "%s: not for the fast path", path);
+                ck_assert_msg(gs_png_isal_takes((unsigned char *)head, n), "%s: not for the fast path", path);
                 ck_assert_msg(assert_same_decode(path), "%s: refused by both", path);
                 unlink(path);
                 ++files;
@@ -168,18 +168,18 @@ START_TEST(the_rest_goes_to_libpng)
 {
     unsigned char head[32] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
     head[24] = 8, head[25] = PNG_COLOR_TYPE_GRAY;
-    ck_assert(gs_png_fast_takes(head, sizeof head));
+    ck_assert(gs_png_isal_takes(head, sizeof head));
     head[28] = 1; /* Adam7 */
-    ck_assert(!gs_png_fast_takes(head, sizeof head));
+    ck_assert(!gs_png_isal_takes(head, sizeof head));
     head[28] = 0;
     for (int depth = 1; depth <= 4; depth *= 2) {
         head[24] = (unsigned char)depth;
-        ck_assert(!gs_png_fast_takes(head, sizeof head));
+        ck_assert(!gs_png_isal_takes(head, sizeof head));
         head[25] = PNG_COLOR_TYPE_PALETTE;
-        ck_assert(!gs_png_fast_takes(head, sizeof head));
+        ck_assert(!gs_png_isal_takes(head, sizeof head));
         head[25] = PNG_COLOR_TYPE_GRAY;
     }
-    ck_assert(!gs_png_fast_takes(head, 28)); /* too short to tell */
+    ck_assert(!gs_png_isal_takes(head, 28)); /* too short to tell */
 }
 END_TEST
 

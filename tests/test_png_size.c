@@ -8,7 +8,6 @@
 #include <zlib.h>
 
 #include "image_io.h"
-#include "png_tuning.h"
 
 /*
  * The writer cuts its stream into pieces deflated apart (io/png_deflate.c) and primes each
@@ -85,9 +84,9 @@ START_TEST(level6_pieces_compress_as_one_stream)
     for (size_t i = (size_t)WIDTH * period_rows; i < (size_t)WIDTH * HEIGHT; i++)
         pixels[i] = pixels[i - (size_t)WIDTH * period_rows];
 
-    ck_assert_int_eq(gs_png_set_level(LEVEL, err, sizeof err), GS_OK);
+    const gs_encode_settings encode = gs_encode_settings_make(LEVEL, 0);
     gs_writer *w = NULL;
-    ck_assert_msg(gs_writer_open(path, GS_OUT_PNG, WIDTH, HEIGHT, 8, &w, err, sizeof err) == GS_OK, "%s", err);
+    ck_assert_msg(gs_writer_open(path, GS_OUT_PNG, WIDTH, HEIGHT, 8, &encode, &w, err, sizeof err) == GS_OK, "%s", err);
     ck_assert_msg(gs_writer_write_rows(w, pixels, WIDTH, HEIGHT, err, sizeof err) == GS_OK, "%s", err);
     ck_assert_msg(gs_writer_commit(w, err, sizeof err) == GS_OK, "%s", err);
     free(pixels);

@@ -11,7 +11,8 @@
  *
  * Errors. Every call that can fail returns a gsmooth_status and writes one line of text,
  * NUL-terminated and truncated to fit, into the caller's `err` of `err_size` bytes (err may
- * be NULL when err_size is 0). The messages are the command line's. The library never
+ * be NULL when err_size is 0). The messages name the library's own terms (a field, a
+ * value), not a command-line flag; the command line adds its flags. The library never
  * prints, exits or aborts; notes (a colour image converted, a backend fallback) go to the
  * context's `note` callback when one is given.
  *
@@ -21,7 +22,8 @@
  * only up to struct_size, and later versions only append fields, so a program built
  * against an older header keeps working with a newer library: fields it does not know
  * take their defaults and are not written. A struct_size below the struct's size in
- * version 0.2 is refused (GSMOOTH_ERR_USAGE).
+ * version 0.2 is refused (GSMOOTH_ERR_USAGE), and so are 0.2's batch options, whose layout
+ * 0.3 changed (the file options are now pointed to, so that they can grow).
  *
  * Threading. Every function may be called from any thread. Calls on one context run one
  * at a time: the context holds a lock for the length of each call. Use one context per
@@ -38,7 +40,7 @@ extern "C" {
 #endif
 
 #define GSMOOTH_VERSION_MAJOR 0
-#define GSMOOTH_VERSION_MINOR 2
+#define GSMOOTH_VERSION_MINOR 3
 #define GSMOOTH_VERSION_PATCH 0
 
 #if defined(_WIN32)
@@ -61,11 +63,35 @@ typedef enum gsmooth_status {
     GSMOOTH_ERR_BACKEND = 6    /* no backend for the work, or the backend failed */
 } gsmooth_status;
 
+/* A status in a few words ("I/O error", ...); never NULL. */
+GSMOOTH_API const char *gsmooth_status_name(gsmooth_status status);
+
+/* The plugin ABI this library loads: plugins of this major and at most this minor. */
+GSMOOTH_API void gsmooth_plugin_abi_version(uint32_t *major, uint32_t *minor);
+
 /* Bytes that hold any message the library writes. */
 #define GSMOOTH_ERR_SIZE 1024
 
-/* Most smoothing passes (the plugin ABI's limit). */
+/* Most smoothing passes (the plugin ABI's limit), and the passes when none are asked for. */
 #define GSMOOTH_MAX_ITERS 100000u
+#define GSMOOTH_DEFAULT_ITERS 3u
+/* The default pixel limit of a file call (2^30 pixels). */
+#define GSMOOTH_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+/* Most files a batch has in flight. */
+#define GSMOOTH_MAX_JOBS 256u
+
+/* Output compression, for PNG (deflate of Sub-filtered rows) and TIFF (Adobe Deflate):
+ * 0 stores; 1..3 are ISA-L's fast levels for PNG (TIFF: zlib level 1); 4..9 are zlib's
+ * (TIFF: that level). Every level decodes to the same pixels. */
+#define GSMOOTH_COMPRESSION_DEFAULT (-1) /* the library's choice: GSMOOTH_COMPRESSION_DEFAULT_LEVEL */
+#define GSMOOTH_COMPRESSION_DEFAULT_LEVEL 2
+#define GSMOOTH_COMPRESSION_FAST 1
+#define GSMOOTH_COMPRESSION_SMALL 6
+#define GSMOOTH_COMPRESSION_MAX 9
+
+/* "fast", "default", "small" or a digit 0..9 into a compression level. */
+GSMOOTH_API gsmooth_status gsmooth_compression_parse(const char *text, int *level, char *err,
+                                                     size_t err_size);
 
 /* ---- contexts ---- */
 
@@ -184,9 +210,15 @@ typedef struct gsmooth_file_options {
     uint32_t axes;          /* GSMOOTH_AXIS_* (0: X) */
     uint32_t depth;         /* smoothing output bits: 0 = the input's, 8 or 16 */
     uint64_t max_pixels;    /* larger images are refused before any pixel memory (2^30) */
+    /* since 0.3 */
+    int compression;        /* GSMOOTH_COMPRESSION_DEFAULT, or a level 0..9 (PNG, TIFF) */
+    unsigned encode_threads; /* deflate threads per output: 0 one per CPU this process may
+                                use (a batch: its CPUs split between the files in flight) */
+    int skip_existing;      /* an output that is already a regular file is kept, the input
+                               not read, and the call succeeds (result: skipped) */
 } gsmooth_file_options;
 
-/* Fill `o` with the command line's defaults: smooth, 3 passes along X, input depth. */
+/* Fill `o` with the defaults: smooth, 3 passes along X, input depth, default compression. */
 GSMOOTH_API void gsmooth_file_options_init(gsmooth_file_options *o);
 
 /* What a file call learnt, and where its time went (nanoseconds). */
@@ -195,6 +227,8 @@ typedef struct gsmooth_file_result {
     uint32_t width, height, bits; /* the input (0 until known) */
     const char *backend;          /* the backend that ran it (static string), or NULL */
     uint64_t decode_ns, upload_ns, kernel_ns, download_ns, encode_ns, total_ns;
+    /* since 0.3 */
+    int skipped;                  /* skip_existing: the output was there, nothing was done */
 } gsmooth_file_result;
 
 /* Read `input` (PNG, JPEG, TIFF, PGM/PPM, BMP, GIF, ...; "-": standard input), compute, and
@@ -206,6 +240,12 @@ GSMOOTH_API gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file
                                         const char *input, const char *output,
                                         gsmooth_file_result *result, char *err,
                                         size_t err_size);
+
+/* Remove the temporary files of outputs being written when the process gets SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT, then die of that signal as it would have. For programs
+ * that do not handle those signals themselves (the command line calls it); the handlers
+ * are installed on the first call; later calls change nothing. */
+GSMOOTH_API void gsmooth_remove_temporaries_on_signals(void);
 
 /* ---- many files: the command line's batch (-o DIR) ---- */
 
@@ -237,19 +277,20 @@ typedef struct gsmooth_file_outcome {
     const char *output;         /* its output path; NULL when none could be formed */
     gsmooth_file_status status;
     const char *error;          /* failed: the one-line cause; otherwise NULL */
-    gsmooth_file_result result; /* what the run learnt, and its times (zeros if unknown) */
+    const gsmooth_file_result *result; /* what the run learnt, and its times (zeros if
+                                    unknown); pointed to, so that the result can grow */
     double ms;                  /* wall time spent on it */
 } gsmooth_file_outcome;
 
 typedef struct gsmooth_batch_options {
     uint32_t struct_size;        /* sizeof(gsmooth_batch_options): set by _init */
-    gsmooth_file_options file;   /* what to compute for each input */
+    const gsmooth_file_options *file; /* what to compute for each input, how to write it,
+                                    whether to skip existing outputs (NULL: the defaults) */
     const char *out_dir;         /* each result goes to out_dir/<name>, named as the CLI
                                     names them (README, "Batch") */
     unsigned jobs;               /* files in flight; 0: one per CPU, the context's threads split */
     uint32_t shard_index, shard_count; /* this task's share: positions j with
                                     j mod shard_count == shard_index ({0, 1}: all) */
-    int skip_existing;           /* an input whose output is a regular file is skipped */
     /* Called once per input of the shard, one call at a time (from worker threads). */
     void (*finished)(void *user, const gsmooth_file_outcome *outcome);
     /* After each input: files finished of total, input bytes done, seconds so far and left. */

@@ -108,7 +108,7 @@ static gs_plugin_status cpu_integral_2d(gs_plugin_instance *inst, const gs_strip
 static const gs_plugin_desc cpu_descriptor = {
     GS_ABI_HEADER_INIT(gs_plugin_desc),
     .name = "cpu",
-    .version = "0.1.0",
+    .version = GS_PLUGIN_VERSION, /* the library's (CMakeLists.txt reads gsmooth.h) */
     .description = "CPU: fused tiled passes on all cores",
     .ops = GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     .depths = GS_DEPTH_U8 | GS_DEPTH_U16,

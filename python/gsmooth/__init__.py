@@ -11,7 +11,7 @@ import numpy as np
 from . import _dlpack
 from . import _native as _n
 
-__all__ = ["smooth", "integral", "backends", "__version__"]
+__all__ = ["smooth", "integral", "smooth_file", "integral_file", "backends", "__version__"]
 __version__ = _n.lib.gsmooth_version().decode()
 
 _AXES = {"x": _n.AXIS_X, "y": _n.AXIS_Y, "xy": _n.AXIS_X | _n.AXIS_Y}
@@ -29,6 +29,8 @@ def _raise(rc, err):
         raise ValueError(msg)
     if rc == _n.ERR_NOMEM:
         raise MemoryError(msg)
+    if rc == _n.ERR_IO:
+        raise OSError(msg)
     raise RuntimeError(msg)
 
 
@@ -39,7 +41,7 @@ def _context(backend):
     if not isinstance(backend, str):
         raise TypeError(f"backend takes a name or a path, not {type(backend).__name__}")
     if not backend:
-        raise ValueError("--backend needs a name or a path")
+        raise ValueError("backend needs a name or a path")
     devices = os.environ.get("GSMOOTH_DEVICES") or None
     with _contexts_lock:
         handle = _contexts.get((backend, devices))
@@ -89,9 +91,9 @@ def backends():
 
 def _check_iters(iters):
     if isinstance(iters, bool) or not isinstance(iters, numbers.Integral):
-        raise TypeError(f"--iters takes a whole number from 0 to {_n.MAX_ITERS}, not {type(iters).__name__}")
+        raise TypeError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {type(iters).__name__}")
     if not 0 <= iters <= _n.MAX_ITERS:
-        raise ValueError(f"--iters takes a whole number from 0 to {_n.MAX_ITERS}, not '{iters}'")
+        raise ValueError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {iters}")
     return int(iters)
 
 
@@ -290,7 +292,7 @@ def smooth(a, iters=3, axis="x", backend="auto"):
     A CUDA tensor (torch, cupy) runs on its own device and comes back as one of its kind."""
     iters = _check_iters(iters)
     if axis not in _AXES:
-        raise ValueError(f"--axis takes x, y or xy, not '{axis}'")
+        raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
     axes = _AXES[axis]
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: bits, backend)
@@ -300,7 +302,63 @@ def integral(a, mode="rows", backend="auto"):
     """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
     (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32."""
     if mode not in _MODES:
-        raise ValueError(f"--integral takes 'rows' or '2d', not '{mode}'")
+        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
     m = _MODES[mode]
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend)
+
+
+# ---- file to file, as the gsmooth command does it ----
+
+def _compression_level(compression):
+    if compression is None:
+        return _n.COMPRESSION_DEFAULT
+    if isinstance(compression, bool) or not isinstance(compression, (str, numbers.Integral)):
+        raise TypeError(f"compression takes 'fast', 'default', 'small' or a level 0..9, not "
+                        f"{type(compression).__name__}")
+    level, err = ctypes.c_int(), _n.error_buffer()
+    rc = _n.lib.gsmooth_compression_parse(str(compression).encode(), ctypes.byref(level), err, _n.ERR_SIZE)
+    if rc:
+        _raise(rc, err)
+    return level.value
+
+
+def _file(kind, src, dst, iters, axis, depth, compression, backend):
+    opts = _n.FileOptions()
+    _n.lib.gsmooth_file_options_init(ctypes.byref(opts))
+    opts.kind = kind
+    if kind == _n.WORK_SMOOTH:
+        opts.iters = _check_iters(iters)
+        if axis not in _AXES:
+            raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
+        opts.axes = _AXES[axis]
+        if depth not in (None, 8, 16):
+            raise ValueError(f"depth takes None (the input's), 8 or 16, not {depth!r}")
+        opts.depth = depth or 0
+    opts.compression = _compression_level(compression)
+    result, err = _n.FileResult(), _n.error_buffer()
+    result.struct_size = ctypes.sizeof(result)
+    rc = _n.lib.gsmooth_file(_context(backend), ctypes.byref(opts), os.fsencode(src), os.fsencode(dst),
+                             ctypes.byref(result), err, _n.ERR_SIZE)
+    if rc:
+        _raise(rc, err)
+    return {"width": result.width, "height": result.height, "bits": result.bits,
+            "backend": result.backend.decode() if result.backend else None}
+
+
+def smooth_file(src, dst, iters=3, axis="x", depth=None, compression=None, backend="auto"):
+    """Read the image file `src`, smooth it as smooth() does, and write `dst` (its extension
+    picks the format), streaming in bounded memory as the command does. `compression`:
+    'fast', 'default', 'small' or a level 0..9 for PNG and TIFF outputs (None: the default).
+    `depth`: None keeps the input's, or 8 or 16. Returns what was read: width, height, bits
+    and the backend that ran. The output appears whole or not at all."""
+    return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend)
+
+
+def integral_file(src, dst, mode="rows", compression=None, backend="auto"):
+    """Integral image of the image file `src` into `dst` (.npy, or .tif), as integral() gives
+    it; `compression` applies to a TIFF output."""
+    if mode not in _MODES:
+        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
+    kind = _n.WORK_INTEGRAL_ROWS if mode == "rows" else _n.WORK_INTEGRAL_2D
+    return _file(kind, src, dst, 0, "x", None, compression, backend)

@@ -29,6 +29,25 @@ class BackendInfo(ctypes.Structure):
                 ("devices", ctypes.c_uint32), ("device_memory", ctypes.c_int)]
 
 
+WORK_SMOOTH, WORK_INTEGRAL_ROWS, WORK_INTEGRAL_2D = 0, 1, 2
+COMPRESSION_DEFAULT = -1
+
+
+class FileOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("kind", ctypes.c_int),
+                ("iters", ctypes.c_uint32), ("axes", ctypes.c_uint32), ("depth", ctypes.c_uint32),
+                ("max_pixels", ctypes.c_uint64), ("compression", ctypes.c_int),
+                ("encode_threads", ctypes.c_uint), ("skip_existing", ctypes.c_int)]
+
+
+class FileResult(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
+                ("bits", ctypes.c_uint32), ("backend", ctypes.c_char_p),
+                ("decode_ns", ctypes.c_uint64), ("upload_ns", ctypes.c_uint64), ("kernel_ns", ctypes.c_uint64),
+                ("download_ns", ctypes.c_uint64), ("encode_ns", ctypes.c_uint64), ("total_ns", ctypes.c_uint64),
+                ("skipped", ctypes.c_int)]
+
+
 class Image(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("stride", ctypes.c_size_t),
                 ("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
@@ -85,6 +104,13 @@ lib.gsmooth_integral.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.
 lib.gsmooth_integral.restype = ctypes.c_int
 lib.gsmooth_integral_bits.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
 lib.gsmooth_integral_bits.restype = ctypes.c_uint32
+lib.gsmooth_file_options_init.argtypes = [ctypes.POINTER(FileOptions)]
+lib.gsmooth_file_options_init.restype = None
+lib.gsmooth_file.argtypes = [ctypes.c_void_p, ctypes.POINTER(FileOptions), ctypes.c_char_p, ctypes.c_char_p,
+                             ctypes.POINTER(FileResult), *_err]
+lib.gsmooth_file.restype = ctypes.c_int
+lib.gsmooth_compression_parse.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), *_err]
+lib.gsmooth_compression_parse.restype = ctypes.c_int
 
 
 def error_buffer():

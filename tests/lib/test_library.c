@@ -1,5 +1,7 @@
 /* test_library.c: libgsmooth's public C API (gsmooth.h) as a third party uses it, built against an install through `pkg-config gsmooth`: in-memory calls with strides against the golden images, file to file, and every refusal. */
 #include <check.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +206,7 @@ static void count_outcome(void *user, const gsmooth_file_outcome *o)
     tally *t = user;
     if (o->status == GSMOOTH_FILE_OK) {
         t->ok++;
-        ck_assert_uint_gt(o->result.width, 0);
+        ck_assert_uint_gt(o->result->width, 0);
         ck_assert_ptr_nonnull(o->output);
     } else if (o->status == GSMOOTH_FILE_SKIPPED) {
         t->skipped++;
@@ -234,9 +236,12 @@ START_TEST(batch_in_shards)
     fclose(f);
     ck_assert_int_eq(gsmooth_inputs_read(in, list, '\n', err, sizeof err), GSMOOTH_OK);
     ck_assert_uint_eq(gsmooth_inputs_count(in), 5);
+    gsmooth_file_options each;
+    gsmooth_file_options_init(&each);
+    each.iters = 10;
     gsmooth_batch_options bo;
     gsmooth_batch_options_init(&bo);
-    bo.file.iters = 10;
+    bo.file = &each;
     bo.out_dir = out_dir;
     bo.finished = count_outcome;
     tally t = {0, 0, 0, ""};
@@ -266,7 +271,7 @@ START_TEST(batch_in_shards)
     free(got.data), free(want.data);
     /* again with skip_existing: the four outputs are there */
     memset(&t, 0, sizeof t);
-    bo.skip_existing = 1, bo.shard_index = 0, bo.shard_count = 1;
+    each.skip_existing = 1, bo.shard_index = 0, bo.shard_count = 1;
     ck_assert_int_eq(gsmooth_batch(ctx, &bo, in, &r, err, sizeof err), GSMOOTH_ERR_IO);
     ck_assert_uint_eq(r.skipped, 4);
     ck_assert_uint_eq(t.skipped, 4);
@@ -291,7 +296,7 @@ START_TEST(refusals)
     uint8_t a[4 * 6] = {0}, b[4 * 6] = {0};
     gsmooth_image src = {a, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0}, dst = {b, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0};
     ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 100001, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
-    ck_assert_str_eq(err, "--iters takes a whole number from 0 to 100000, not '100001'");
+    ck_assert_str_eq(err, "iters is a whole number from 0 to 100000, not 100001");
     ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, 4, err, sizeof err), GSMOOTH_ERR_USAGE);
     gsmooth_image bad = src;
     bad.stride = 5;
@@ -337,6 +342,193 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* ---- encoder settings per call, versioned structs, the library's own words ---- */
+
+/* Smooth the photo into `out` as PNG at `level` on its own context, deflating on 2 threads. */
+typedef struct png_job {
+    int level;
+    char out[4096];
+    gsmooth_status rc;
+    char err[GSMOOTH_ERR_SIZE];
+} png_job;
+
+static void *write_png_at_level(void *arg)
+{
+    png_job *j = arg;
+    gsmooth_context *ctx = cpu_context();
+    char in[4096];
+    snprintf(in, sizeof in, "%s/inputs/photo.png", golden);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.compression = j->level;
+    fo.encode_threads = 2;
+    for (int round = 0; round < 8 && (j->rc = gsmooth_file(ctx, &fo, in, j->out, NULL, j->err, sizeof j->err)) ==
+                                        GSMOOTH_OK;
+         ++round) {
+    }
+    gsmooth_context_destroy(ctx);
+    return NULL;
+}
+
+static long file_size(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return (long)sb.st_size;
+}
+
+/* Two contexts at once with different levels each get their own: the stored file is far
+ * larger than level 9's, and each equals what one call at that level writes alone. */
+START_TEST(compression_per_call)
+{
+    png_job jobs[2] = {{.level = 0}, {.level = 9}};
+    pthread_t tid[2];
+    for (int i = 0; i < 2; ++i) {
+        snprintf(jobs[i].out, sizeof jobs[i].out, "%s/level%d.png", scratch, jobs[i].level);
+        ck_assert_int_eq(pthread_create(&tid[i], NULL, write_png_at_level, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 2; ++i) pthread_join(tid[i], NULL);
+    for (int i = 0; i < 2; ++i) ck_assert_msg(jobs[i].rc == GSMOOTH_OK, "%s", jobs[i].err);
+    ck_assert_int_gt(file_size(jobs[0].out), 2 * file_size(jobs[1].out));
+    for (int i = 0; i < 2; ++i) {
+        png_job alone = {.level = jobs[i].level};
+        snprintf(alone.out, sizeof alone.out, "%s/alone%d.png", scratch, alone.level);
+        write_png_at_level(&alone);
+        ck_assert_msg(alone.rc == GSMOOTH_OK, "%s", alone.err);
+        FILE *a = fopen(jobs[i].out, "rb"), *b = fopen(alone.out, "rb");
+        int ca, cb;
+        do {
+            ca = fgetc(a), cb = fgetc(b);
+        } while (ca == cb && ca != EOF);
+        ck_assert_msg(ca == cb, "level %d: the file written beside another level differs", alone.level);
+        fclose(a), fclose(b);
+    }
+    char err[GSMOOTH_ERR_SIZE];
+    int level = -5;
+    ck_assert_int_eq(gsmooth_compression_parse("small", &level, err, sizeof err), GSMOOTH_OK);
+    ck_assert_int_eq(level, GSMOOTH_COMPRESSION_SMALL);
+    ck_assert_int_eq(gsmooth_compression_parse("7", &level, err, sizeof err), GSMOOTH_OK);
+    ck_assert_int_eq(level, 7);
+    ck_assert_int_eq(gsmooth_compression_parse("10", &level, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "'10'"));
+    /* an out-of-range level in the options is refused, in the library's words */
+    gsmooth_context *ctx = cpu_context();
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.compression = 10;
+    char in[4096], out[4096];
+    snprintf(in, sizeof in, "%s/inputs/photo.png", golden);
+    snprintf(out, sizeof out, "%s/never.png", scratch);
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "compression"));
+    ck_assert_ptr_null(strstr(err, "--"));
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+/* A program built against 0.2 passes its smaller structs: the fields it does not know
+ * take their defaults; 0.2's batch options, whose layout changed, are refused. */
+START_TEST(older_struct_sizes)
+{
+    gsmooth_context *ctx = cpu_context();
+    char in[4096], out[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/inputs/photo.png", golden);
+    snprintf(out, sizeof out, "%s/old.pgm", scratch);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.iters = 10;
+    fo.skip_existing = 1; /* past 0.2's size: must be ignored */
+    fo.struct_size = offsetof(gsmooth_file_options, max_pixels) + sizeof fo.max_pixels;
+    gsmooth_file_result r;
+    memset(&r, 0x55, sizeof r);
+    r.struct_size = offsetof(gsmooth_file_result, total_ns) + sizeof r.total_ns;
+    ck_assert_msg(gsmooth_file(ctx, &fo, in, out, &r, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    ck_assert_int_eq(r.skipped, 0x55555555); /* past the caller's size: not written */
+    ck_assert_uint_gt(r.width, 0);
+    ck_assert_msg(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    char want_path[4096];
+    snprintf(want_path, sizeof want_path, "%s/expected/photo_k10.pgm", golden);
+    pgm got = read_pgm(out), want = read_pgm(want_path);
+    ck_assert_int_eq(memcmp(got.data, want.data, (size_t)got.width * got.height), 0);
+    free(got.data), free(want.data);
+    fo.struct_size -= 1;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "struct_size"));
+    /* 0.2's batch options were 88 bytes on LP64, the file options inside them */
+    gsmooth_inputs *list = gsmooth_inputs_create();
+    unsigned char old[88];
+    memset(old, 0, sizeof old);
+    const uint32_t old_size = sizeof old;
+    memcpy(old, &old_size, sizeof old_size);
+    ck_assert_int_eq(gsmooth_batch(ctx, (const gsmooth_batch_options *)(const void *)old, list, NULL, err,
+                                   sizeof err),
+                     GSMOOTH_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "0.2"));
+    gsmooth_inputs_destroy(list);
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+/* skip_existing on one file: the output is kept, the input never read. */
+START_TEST(file_skip_existing)
+{
+    gsmooth_context *ctx = cpu_context();
+    char out[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(out, sizeof out, "%s/kept.png", scratch);
+    FILE *f = fopen(out, "w");
+    fputs("not a png", f);
+    fclose(f);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.skip_existing = 1;
+    gsmooth_file_result r = {.struct_size = sizeof r};
+    ck_assert_msg(gsmooth_file(ctx, &fo, "/no/such/input.png", out, &r, err, sizeof err) == GSMOOTH_OK, "%s",
+                  err);
+    ck_assert_int_eq(r.skipped, 1);
+    ck_assert_int_eq(file_size(out), 9);
+    fo.skip_existing = 0;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, "/no/such/input.png", out, &r, err, sizeof err), GSMOOTH_ERR_IO);
+    ck_assert_int_eq(r.skipped, 0);
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+/* Status names, and messages that name the library's fields, not the command line's flags. */
+START_TEST(own_words)
+{
+    ck_assert_str_eq(gsmooth_status_name(GSMOOTH_ERR_IO), "I/O error");
+    ck_assert_str_eq(gsmooth_status_name(GSMOOTH_ERR_USAGE), "usage error");
+    ck_assert_ptr_nonnull(gsmooth_status_name((gsmooth_status)99));
+    uint32_t major = 0, minor = 99;
+    gsmooth_plugin_abi_version(&major, &minor);
+    ck_assert_uint_eq(major, 1);
+    gsmooth_context *ctx = cpu_context();
+    char in[4096], out[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/inputs/photo.png", golden);
+    snprintf(out, sizeof out, "%s/never.png", scratch);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.iters = GSMOOTH_MAX_ITERS + 1;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_msg(strstr(err, "iters") && !strstr(err, "--"), "%s", err);
+    gsmooth_file_options_init(&fo);
+    fo.depth = 12;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_msg(strstr(err, "depth") && !strstr(err, "--"), "%s", err);
+    gsmooth_file_options_init(&fo);
+    fo.max_pixels = 100;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_TOO_LARGE);
+    ck_assert_msg(strstr(err, "pixel limit"), "%s", err);
+    gsmooth_context_destroy(ctx);
+    gsmooth_context_options co;
+    gsmooth_context_options_init(&co);
+    co.backend = "cpu";
+    co.devices = "0,0";
+    ck_assert_int_eq(gsmooth_context_create(&co, &ctx, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_msg(strncmp(err, "devices", 7) == 0 && !strstr(err, "--"), "%s", err);
+}
+END_TEST
+
 START_TEST(backends_listed)
 {
     gsmooth_context *ctx = cpu_context();
@@ -361,7 +553,9 @@ START_TEST(backends_listed)
     gsmooth_context *other = NULL;
     ck_assert_int_eq(gsmooth_context_create(&raw, &other, err, sizeof err), GSMOOTH_ERR_USAGE);
     ck_assert_ptr_null(other);
-    ck_assert_str_eq(gsmooth_version(), "0.2.0");
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", GSMOOTH_VERSION_MAJOR, GSMOOTH_VERSION_MINOR, GSMOOTH_VERSION_PATCH);
+    ck_assert_str_eq(gsmooth_version(), want);
     gsmooth_context_destroy(ctx);
 }
 END_TEST
@@ -388,6 +582,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, batch_in_shards);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, backends_listed);
+    tcase_add_test(tc, compression_per_call);
+    tcase_add_test(tc, older_struct_sizes);
+    tcase_add_test(tc, file_skip_existing);
+    tcase_add_test(tc, own_words);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

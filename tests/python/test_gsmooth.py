@@ -151,7 +151,7 @@ def test_backends_lists_the_cpu():
         assert found["cuda"]["available"] or found["cuda"]["probe"]
 
 
-# ---- refusals, with the command line's words ----
+# ---- refusals, in the module's own words ----
 
 @pytest.mark.parametrize("bad, kind, words", [
     (np.zeros((4, 4), np.float32), TypeError, "expected uint8 or uint16 samples, got float32"),
@@ -173,10 +173,10 @@ def test_bad_arrays(bad, kind, words):
 
 
 @pytest.mark.parametrize("iters, kind, words", [
-    (-1, ValueError, "--iters takes a whole number from 0 to 100000, not '-1'"),
-    (100001, ValueError, "--iters takes a whole number from 0 to 100000, not '100001'"),
-    (2 ** 40, ValueError, "not '1099511627776'"),
-    (1.5, TypeError, "--iters takes a whole number from 0 to 100000, not float"),
+    (-1, ValueError, "iters takes a whole number from 0 to 100000, not -1"),
+    (100001, ValueError, "iters takes a whole number from 0 to 100000, not 100001"),
+    (2 ** 40, ValueError, "not 1099511627776"),
+    (1.5, TypeError, "iters takes a whole number from 0 to 100000, not float"),
     (True, TypeError, "not bool"),
     ("3", TypeError, "not str"),
 ])
@@ -193,14 +193,94 @@ def test_numpy_integer_iters():
 
 def test_bad_axis_mode_backend():
     a = np.zeros((2, 2), np.uint8)
-    with pytest.raises(ValueError, match="--axis takes x, y or xy, not 'z'"):
+    with pytest.raises(ValueError, match="axis takes 'x', 'y' or 'xy', not 'z'"):
         gsmooth.smooth(a, axis="z")
-    with pytest.raises(ValueError, match="--integral takes 'rows' or '2d', not 'cols'"):
+    with pytest.raises(ValueError, match="mode takes 'rows' or '2d', not 'cols'"):
         gsmooth.integral(a, mode="cols")
     with pytest.raises(RuntimeError, match="no backend named 'no-such' was found"):
         gsmooth.smooth(a, backend="no-such")
     with pytest.raises(TypeError):
         gsmooth.smooth(a, backend=3)
+
+
+# ---- file to file, with compression ----
+
+def read_pgm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, w, h, maxval, rest = data.split(maxsplit=4)
+    assert magic == b"P5"
+    dtype = np.dtype(">u2") if int(maxval) > 255 else np.uint8
+    return np.frombuffer(rest, dtype, int(w) * int(h)).reshape(int(h), int(w))
+
+
+def test_smooth_file_is_smooth_of_the_decoded_image(tmp_path):
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    plain = tmp_path / "plain.pgm"
+    info = gsmooth.smooth_file(src, plain, iters=0)
+    assert info["backend"] and info["bits"] == 8
+    image = read_pgm(plain)
+    assert image.shape == (info["height"], info["width"])
+    smoothed = tmp_path / "k7y.pgm"
+    gsmooth.smooth_file(src, smoothed, iters=7, axis="y")
+    np.testing.assert_array_equal(read_pgm(smoothed), gsmooth.smooth(image, 7, "y"))
+    rows = tmp_path / "rows.npy"
+    gsmooth.integral_file(src, rows, mode="2d")
+    np.testing.assert_array_equal(np.load(rows), gsmooth.integral(image, "2d"))
+
+
+def test_compression_levels_same_pixels_other_sizes(tmp_path):
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    sizes = {}
+    for level in (0, "fast", 9):
+        out = tmp_path / f"l{level}.png"
+        gsmooth.smooth_file(src, out, iters=3, compression=level)
+        sizes[level] = out.stat().st_size
+        gsmooth.smooth_file(out, tmp_path / f"l{level}.pgm", iters=0)
+    assert sizes[0] > 2 * sizes[9]
+    for level in ("fast", 9):
+        np.testing.assert_array_equal(read_pgm(tmp_path / f"l{level}.pgm"), read_pgm(tmp_path / "l0.pgm"))
+
+
+def test_two_threads_two_levels(tmp_path):
+    """Each call keeps its own level, while another thread writes at another."""
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    errors = []
+
+    def work(level):
+        try:
+            for i in range(6):
+                gsmooth.smooth_file(src, tmp_path / f"t{level}_{i}.png", iters=3, compression=level)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(level,)) for level in (0, 9)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for level in (0, 9):
+        sizes = {(tmp_path / f"t{level}_{i}.png").stat().st_size for i in range(6)}
+        assert len(sizes) == 1, f"level {level} wrote files of sizes {sizes}"
+    assert (tmp_path / "t0_0.png").stat().st_size > 2 * (tmp_path / "t9_0.png").stat().st_size
+
+
+def test_file_refusals(tmp_path):
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    with pytest.raises(ValueError, match="compression '10'"):
+        gsmooth.smooth_file(src, tmp_path / "x.png", compression=10)
+    with pytest.raises(TypeError, match="compression takes"):
+        gsmooth.smooth_file(src, tmp_path / "x.png", compression=1.5)
+    with pytest.raises(ValueError, match="depth takes"):
+        gsmooth.smooth_file(src, tmp_path / "x.png", depth=12)
+    with pytest.raises(OSError, match="no-such.png"):
+        gsmooth.smooth_file(tmp_path / "no-such.png", tmp_path / "x.png")
+    with pytest.raises(RuntimeError, match="not an image"):
+        bad = tmp_path / "bad.png"
+        bad.write_bytes(b"hello")
+        gsmooth.smooth_file(bad, tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
 
 
 # ---- threads ----
