@@ -13,7 +13,7 @@
 #               against --devices all (same bytes checked with cmp); then the fixed cost
 #               (K=1) and --time's phases. GPU_BATCH_JOBS and GPU_WHAT ("image batch
 #               fixed") vary it. PGM in and out and the largest K: the GPU, not a codec or
-#               the disk, is the bottleneck (bench/NOTES.md, "2 GPUs").
+#               the disk, is the bottleneck.
 # Wall times (date +%s.%N around the run) are medians of RUNS (3) runs; peak RSS from
 # /usr/bin/time -f %M (KiB).
 set -u

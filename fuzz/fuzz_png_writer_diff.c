@@ -111,8 +111,8 @@ static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY,
 #define CHUNK_FRAMING 12 /* length, type, CRC */
 
 /* The per-byte loops that make the pixels and filter them: no coverage feedback there
- * (it would be the same for every input, and tracing their compares took a fifth of the
- * time on 8 MB images); the reader's code and the description's branches keep it. */
+ * (it would be the same for every input, and tracing their compares took a large share of
+ * the time on large images); the reader's code and the description's branches keep it. */
 #if defined(__clang__)
 #define NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
 #else

@@ -181,8 +181,8 @@ static void unpack_bits(uint8_t *out, const unsigned char *raw, uint32_t width)
 static const void *binary_samples(pnm_state *pnm, size_t samples)
 {
     /* At maxval 255 or 65535 no sample can exceed maxval, and scaling is the identity:
-     * those rows take a plain loop the compiler vectorizes (measured on an 8192^2 PGM: the
-     * per-sample path was 40% of the CLI's CPU time). */
+     * those rows take a plain loop the compiler vectorizes (measured: the per-sample path
+     * was a large share of the CLI's time on a big PGM). */
     const int full = pnm->maxval == pnm->out_max;
     if (pnm->bytes == 2) {
         uint16_t *out = pnm->row;

@@ -43,7 +43,7 @@
  */
 
 /* Interleaved strips up to this size are decoded whole (libtiff inflates a whole strip with
- * libdeflate, a row at a time with zlib: 3x slower); larger ones a row at a time. */
+ * libdeflate, a row at a time with the slower zlib); larger ones a row at a time. */
 #define TIFF_BLOCK_BYTES_MAX (8u << 20)
 /* The tile grid's pixels (tiles across x tile width, tiles down x tile height) may be at
  * most this many times the image's, plus the slack (see plan_blocks). */

@@ -22,7 +22,7 @@
  */
 
 /* Address space a run may use. gsmooth streams 4 MiB strips, so a correct run needs a few
- * tens of MiB; 512 MiB (the issue's bound) leaves room for the libraries, thread stacks
+ * tens of MiB; 512 MiB leaves room for the libraries, thread stacks
  * and malloc arenas, and is far below what any bomb in the corpus would take. */
 #define GS_DAMAGED_ADDRESS_SPACE (512ull << 20)
 /* The same bound on the peak resident set, checked after every run. */

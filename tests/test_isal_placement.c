@@ -88,7 +88,7 @@ END_TEST
  * difference), like the 1x200 image whose bytes first differed between runs, with four
  * ranges of differences; noise; text at three strides; and a whole 256 KiB piece of
  * Sub-filtered 511-pixel rows of a gradient with noise, where matches skip ahead and
- * positions pass 32 KiB (the two ways bench/NOTES.md names for a stray entry to be read). */
+ * positions pass 32 KiB (the two ways isal_placement.h names for a stray entry to be read). */
 #define INPUT_KINDS 9
 #define INPUT_CAP (256u << 10)
 static size_t make_input(int kind, unsigned char *buf)

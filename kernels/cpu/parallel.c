@@ -30,7 +30,8 @@ typedef struct worker_arg {
  * share of what is left (at least one), so runs shrink toward the end and the last ones
  * balance the load. Consecutive items are neighbouring memory (row chunks in order), so a
  * run streams through memory as one thread would, where one item at a time interleaved
- * the threads' chunks (measured in bench/NOTES.md, "guided hand-out").
+ * the threads' chunks and broke each core's stream prefetch (measured: bench/cpu_bench.c's
+ * 1 -> 2 thread ratio).
  */
 #define GS_GUIDED_SHARE 4u
 
