@@ -1,5 +1,7 @@
 #!/bin/bash
-# run_gpu.sh: THE one script for a GPU machine call: environment, GPU tests, compute-sanitizer, and the benchmark table, all logged under $OUT.
+# run_gpu.sh: the one script for a GPU machine call: tests, sanitizer and benchmarks.
+#
+# Environment, GPU tests, compute-sanitizer, and the benchmark table, all logged under $OUT.
 #
 # Run from the repository root on the GPU machine, with the build made on a development
 # machine carried along (BUILD, default build-cuda, else build) and .device/ prepared by

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# scale_bench.sh: batch at scale: the cost of a list against its length (time and memory a path, per-file overhead), files per second a node does (4096x4096 PNG at K=3), and 2 GPUs against 1 where the GPU is the bottleneck.
+# scale_bench.sh: batch at scale: list length, files per second, 2 GPUs against 1.
+#
+# The cost of a list against its length (time and memory a path, per-file overhead), files
+# per second a node does (4096x4096 PNG at K=3), and 2 GPUs against 1 where the GPU is the
+# bottleneck.
 #
 # Usage: bench/scale_bench.sh   (STEPS=list,throughput[,gpus]; GSMOOTH=path; WORK=dir)
 #   list:       lists of 10^3..10^6 (LIST_MAX) paths with --shard 0/L, so one file is

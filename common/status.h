@@ -1,4 +1,4 @@
-/* status.h: the host's one status enum, its message table, the size of its error buffers, and the helper that fills them. */
+/* status.h: the one status enum, its messages, the error-buffer size and its helper. */
 #ifndef GS_STATUS_H
 #define GS_STATUS_H
 

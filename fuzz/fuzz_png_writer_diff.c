@@ -1,4 +1,9 @@
-/* fuzz_png_writer_diff.c: libFuzzer entry point whose input describes a PNG (size up to 2^20 pixels, colour type, depth, content, row filters, zlib level, strategy, window, flush points, IDAT sizes): the harness writes that PNG with zlib and its own chunk writer, decodes it with both PNG readers and aborts where they differ. */
+/* fuzz_png_writer_diff.c: libFuzzer entry point comparing the PNG readers on PNGs it writes. */
+/* The input describes a PNG (size up to 2^20 pixels, colour type, depth, content, row
+ * filters, zlib level, strategy, window, flush points, IDAT sizes): the harness writes that
+ * PNG with zlib and its own chunk writer, decodes it with both PNG readers and aborts where
+ * they differ. */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* io_internal.h: private plumbing shared by the image readers and writers in io/ (never included outside it). */
+/* io_internal.h: private plumbing shared by the image readers and writers in io/. */
+/* Never included outside io/. */
+
 #ifndef GS_IO_INTERNAL_H
 #define GS_IO_INTERNAL_H
 

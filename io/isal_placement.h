@@ -1,4 +1,6 @@
-/* isal_placement.h: where an ISA-L deflate stream must lie so that its bytes do not depend on its address (ISA-L 2.30's levels 1 and 2 hash the stream's address once). */
+/* isal_placement.h: where an ISA-L deflate stream must lie so its bytes do not depend on it. */
+/* ISA-L 2.30's levels 1 and 2 hash the stream's address once. */
+
 #ifndef GS_ISAL_PLACEMENT_H
 #define GS_ISAL_PLACEMENT_H
 

@@ -1,4 +1,7 @@
-/* png_deflate.c: a zlib stream deflated in fixed-size pieces on worker threads, each primed with the previous piece's last 32 KiB and ended with a sync flush, handed to a sink in order. */
+/* png_deflate.c: one zlib stream deflated in fixed-size pieces on worker threads. */
+/* Each piece is primed with the previous piece's last 32 KiB and ended with a sync flush,
+ * and handed to a sink in order. */
+
 #include "png_deflate.h"
 #include "io_internal.h"
 #include "isal_placement.h"

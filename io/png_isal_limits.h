@@ -1,4 +1,7 @@
-/* png_isal_limits.h: the fast PNG reader's buffer and batch sizes, in one place so that the tests sizing PNGs across each boundary read the reader's own numbers. */
+/* png_isal_limits.h: the fast PNG reader's buffer and batch sizes. */
+/* In one place so that the tests sizing PNGs across each boundary read the reader's own
+ * numbers. */
+
 #ifndef GS_PNG_ISAL_LIMITS_H
 #define GS_PNG_ISAL_LIMITS_H
 

@@ -1,4 +1,7 @@
-/* read_pnm.c: the reader for Netpbm's PBM, PGM and PPM, plain (P1-P3) and binary (P4-P6), 1, 8 or 16-bit, any maxval, parsed here and streamed one row at a time. */
+/* read_pnm.c: the reader for Netpbm's PBM, PGM and PPM. */
+/* Plain (P1-P3) and binary (P4-P6), 1, 8 or 16-bit, any maxval, parsed here and streamed
+ * one row at a time. */
+
 #include "io_internal.h"
 #include "sample_scale.h"
 

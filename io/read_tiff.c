@@ -1,4 +1,8 @@
-/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by blocks of tile rows. */
+/* read_tiff.c: the TIFF reader on libtiff: the first page, by rows or blocks. */
+/* 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips
+ * or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; streamed by rows or by
+ * blocks of tile rows. */
+
 #include "io_internal.h"
 #include "tiff_io.h"
 

@@ -1,4 +1,7 @@
-/* test_damaged.c: Check suite that runs every file of the damaged-input corpus (tests/damaged/make_damaged.py) and a few odd paths through the real gsmooth binary and holds each run to the error contract. */
+/* test_damaged.c: Check suite for the damaged-input corpus through the real binary. */
+/* Every file of the corpus (tests/damaged/make_damaged.py) and a few odd paths run through
+ * gsmooth, and each run is held to the error contract. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>

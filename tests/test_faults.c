@@ -1,4 +1,7 @@
-/* test_faults.c: Check suite for faults outside the input: a full disk, a missing or read-only output directory, a full stdout, SIGINT/SIGTERM mid-file and mid-batch, and plugins that are broken, unavailable or fail halfway. */
+/* test_faults.c: Check suite for faults outside the input. */
+/* A full disk, a missing or read-only output directory, a full stdout, SIGINT/SIGTERM
+ * mid-file and mid-batch, and plugins that are broken, unavailable or fail halfway. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>

@@ -1,4 +1,7 @@
-/* test_isal_placement.c: Check suite for the ISA-L stream placement: its hash is the CPU's CRC-32C, every run of eight windows offers a free one, and a deflate stream's bytes stay the same wherever its home lies. */
+/* test_isal_placement.c: Check suite for the ISA-L stream placement. */
+/* Its hash is the CPU's CRC-32C, every run of eight windows offers a free one, and a
+ * deflate stream's bytes stay the same wherever its home lies. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <isa-l.h>

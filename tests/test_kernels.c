@@ -1,4 +1,6 @@
-/* test_kernels.c: Check suite: the threaded, tiled CPU kernels against the plain reference on random data, plus hand-computed cases. */
+/* test_kernels.c: Check suite: the threaded CPU kernels against the plain reference. */
+/* Tiled, threaded kernels on random data, plus hand-computed cases. */
+
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

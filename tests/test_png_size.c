@@ -1,4 +1,8 @@
-/* test_png_size.c: Check suite: the PNG writer's deflate pieces (each primed with the previous piece's last 32 KiB) compress as well as one zlib stream: gsmooth's PNG at level 6 against zlib's level 6 over the same filtered rows, on images whose rows repeat 20 and 30 KiB back. */
+/* test_png_size.c: Check suite: the PNG writer's pieces compress as well as one stream. */
+/* Each deflate piece is primed with the previous piece's last 32 KiB: gsmooth's PNG at
+ * level 6 is held against zlib's level 6 over the same filtered rows, on images whose rows
+ * repeat 20 and 30 KiB back. */
+
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* cpu_isa_avx2.c: the row primitives for AVX2 + FMA (8 floats a vector), compiled with -mavx2 -mfma. */
+/* cpu_isa_avx2.c: the row primitives for AVX2 + FMA (8 floats a vector). */
+/* Compiled with -mavx2 -mfma. */
+
 #include <immintrin.h>
 
 #include "cpu_isa.h"

@@ -1,4 +1,6 @@
-/* cpu_kernels.h: the threaded CPU kernels behind the CPU plugin, working on blocks of rows (rows.h). */
+/* cpu_kernels.h: the threaded CPU kernels behind the CPU plugin. */
+/* They work on blocks of rows (rows.h). */
+
 #ifndef GS_CPU_KERNELS_H
 #define GS_CPU_KERNELS_H
 

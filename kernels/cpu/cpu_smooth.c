@@ -1,4 +1,7 @@
-/* cpu_smooth.c: fused, tiled, threaded row smoothing: all passes over a cache-sized chunk of a row, with halos, so no pass sweeps memory; 8-bit rows at up to 4 passes as exact integer sums away from the row ends. */
+/* cpu_smooth.c: fused, tiled, threaded row smoothing. */
+/* All passes run over a cache-sized chunk of a row, with halos, so no pass sweeps memory;
+ * 8-bit rows at up to 4 passes are exact integer sums away from the row ends. */
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,8 @@
-/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache; 8-bit columns at up to 4 passes as exact integer sums away from the window's ends, a whole row at a time. */
+/* cpu_window.c: smoothing down the columns of a window of rows (xy, after the rows). */
+/* Every pass is rolled through three rows per level of a column block, so each sample is
+ * read once and the passes stay in cache; 8-bit columns at up to 4 passes are exact integer
+ * sums away from the window's ends, a whole row at a time. */
+
 #include <stdlib.h>
 #include <string.h>
 

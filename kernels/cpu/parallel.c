@@ -1,4 +1,6 @@
-/* parallel.c: fork-join parallel-for with guided dynamic hand-out of item runs; threads are joined before it returns. */
+/* parallel.c: fork-join parallel-for with guided hand-out of item runs. */
+/* Threads are joined before it returns. */
+
 #define _GNU_SOURCE
 #include "parallel.h"
 #include "usable_cpus.h"

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""make_damaged.py: writes gsmooth's damaged-input corpus (truncated, flipped, spliced, lying headers, bombs) and its manifest, deterministically, into the directory given."""
+"""make_damaged.py: writes gsmooth's damaged-input corpus and its manifest.
+
+Truncated, flipped, spliced, lying headers, bombs; written deterministically into the
+directory given.
+"""
 import os
 import random
 import struct

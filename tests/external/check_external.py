@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""check_external.py: every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and through the field's reference decoder, compared pixel for pixel.
+"""check_external.py: the external corpora through gsmooth and a reference decoder.
+
+Every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and
+through the field's reference decoder, compared pixel for pixel.
 
 usage: check_external.py GSMOOTH [--list] [--only SUBSTRING] [--report FILE]
 
