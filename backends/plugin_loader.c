@@ -1,4 +1,7 @@
-/* plugin_loader.c: the plugin host: discovery along the search path, dlopen with ABI checks, probes, and the choice of a backend for a job. */
+/* plugin_loader.c: the plugin host: finds, loads, checks and chooses backends. */
+/* Discovery follows the search path; dlopen comes with the ABI checks, then the probes and
+ * the choice of a backend for a job. */
+
 #define _GNU_SOURCE
 #include "plugin_loader.h"
 #include "usable_cpus.h"

@@ -10,9 +10,8 @@
 #include "status.h"
 
 /* Work (pixels x passes) per CPU core from which `auto` prefers CUDA: below cores x this,
- * CUDA's start-up (about 60 ms measured on the H200 machine: context, allocations, pinned
- * buffers) costs more than the CPU kernel it saves (about 0.27 ns per pixel-pass per core,
- * measured with AVX2 on the 2-core development machine). bench/NOTES.md, "auto threshold". */
+ * CUDA's start-up (context, allocations, pinned buffers) costs more than the CPU kernel
+ * time it saves; both were measured, and bench/e2e_gpu.sh finds the crossing. */
 #define GS_AUTO_CUDA_WORK_PER_CORE (UINT64_C(1) << 28)
 
 /* The work from which `auto` prefers CUDA on this machine. */
@@ -42,7 +41,7 @@ typedef struct gs_backend_list {
  * symbol, struct size, ABI version and alignment. Plugins are never unloaded. */
 gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t err_size);
 
-/* Run the plugin's probe once (a CUDA probe creates a context: ~60 ms), on first need:
+/* Run the plugin's probe once (a CUDA probe creates a context, which is slow), on first need:
  * listing, an explicit choice, or an auto job big enough to consider it. Not
  * thread-safe: callers sharing a list serialise it. */
 void gs_backend_probe(gs_backend *b);

@@ -1,4 +1,7 @@
-"""check_exact.py: checks that gsmooth's PNG output holds exactly the pixels the design's smoothing formula gives (float32, 3-point mean, K passes, rint, clamp), reading both PNGs with a strict decoder of its own.
+"""check_exact.py: checks that gsmooth's PNG output has exactly the formula's pixels.
+
+The formula is the design's smoothing (float32, 3-point mean, K passes, rint, clamp); both
+PNGs are read with a strict decoder of its own.
 
 Usage: /usr/bin/python3 bench/check_exact.py INPUT.png OUTPUT.png [K [AXIS]]   (AXIS x, y, xy)
 Prints one line, "exact" or what differs; exits 0 only when exact. INPUT must be a gray

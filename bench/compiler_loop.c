@@ -1,4 +1,7 @@
-/* compiler_loop.c: "the compiler's own loop", cpu_bench's anchor: the plain exact row smoothing and prefix sum written as anyone would, OpenMP over rows, compiled alone with -O3 -march=native -ffp-contract=off. */
+/* compiler_loop.c: "the compiler's own loop", cpu_bench's plain-loop anchor. */
+/* The plain exact row smoothing and prefix sum written as anyone would, OpenMP over rows,
+ * compiled alone with -O3 -march=native -ffp-contract=off. */
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* cpu_bench.c: CPU kernel benchmark: gsmooth's CPU kernels beside memcpy and plain-loop anchors measured in the same run, printed as ratios. */
+/* cpu_bench.c: CPU kernel benchmark, printed as ratios to anchors of the same run. */
+/* gsmooth's CPU kernels beside memcpy and plain-loop anchors measured in the same run. */
+
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>

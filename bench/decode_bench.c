@@ -1,4 +1,7 @@
-/* decode_bench.c: the decode phase alone: an image read whole through gsmooth's readers, the fast PNG path against libpng on the same file in the same run (medians of RUNS), with the pixels compared. */
+/* decode_bench.c: the decode phase alone, the fast PNG path against libpng. */
+/* An image is read whole through gsmooth's readers, the fast PNG path and libpng on the
+ * same file in the same run (medians of RUNS), and the pixels are compared. */
+
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>

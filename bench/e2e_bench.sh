@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# e2e_bench.sh: end-to-end benchmark: gsmooth beside vips, OpenCV and ImageMagick on the same PNGs in the same run, printed as ratios (installs nothing; bench/install_anchors.sh does).
+# e2e_bench.sh: end-to-end benchmark: gsmooth beside vips, OpenCV and ImageMagick.
+#
+# The same PNGs in the same run, printed as ratios (installs nothing;
+# bench/install_anchors.sh does).
 #
 # Usage: bench/e2e_bench.sh            (about 5 minutes on 2 cores; QUICK=1 for ~1.5 minutes)
 # Environment:

@@ -1,5 +1,7 @@
 #!/bin/bash
-# e2e_gpu.sh: on the GPU machine: gsmooth end to end (PNG in, PNG out) with the CUDA and CPU backends, a batch, and the work at which CUDA starts to pay (auto's threshold).
+# e2e_gpu.sh: on the GPU machine: gsmooth end to end with the CUDA and CPU backends.
+#
+# PNG in, PNG out; a batch; and the work at which CUDA starts to pay (auto's threshold).
 # usage: e2e_gpu.sh BUILD_DIR OUT_DIR   (run from the repository root; python3 with numpy)
 set -u
 BUILD=$1 OUT=$2

@@ -1,5 +1,7 @@
 #!/bin/sh
-# install_anchors.sh: installs the tools bench/e2e_bench.sh compares gsmooth against (benchmarks only; never run in CI).
+# install_anchors.sh: installs the tools bench/e2e_bench.sh compares gsmooth against.
+#
+# For benchmarks only; never run in CI.
 # Debian 12 packages: libvips-tools (vips), python3-opencv (cv2 for /usr/bin/python3),
 # imagemagick (the real convert, in /usr/bin), time (/usr/bin/time -v for peak memory),
 # hyperfine (medians), python3-numpy (the input generator).

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""kernel_anchors.py: in-memory library anchors for the CPU kernel table: OpenCV blur x K, sepFilter2D (the xy anchor) and cv2.integral, numpy cumsum, on the same 8192x8192 photo-like u8 image (skips what is not installed)."""
+"""kernel_anchors.py: in-memory library anchors for the CPU kernel table.
+
+OpenCV blur x K, sepFilter2D (the xy anchor) and cv2.integral, numpy cumsum, on the same
+8192x8192 photo-like u8 image (skips what is not installed).
+"""
 import sys
 import time
 

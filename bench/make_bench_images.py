@@ -1,4 +1,7 @@
-"""make_bench_images.py: builds the end-to-end benchmark's inputs: 8-bit gray PNG mosaics of photo-like tiles (scripts/imagegen.py), never noise or flat fields.
+"""make_bench_images.py: builds the end-to-end benchmark's input PNGs.
+
+8-bit gray PNG mosaics of photo-like tiles (scripts/imagegen.py), never noise or flat
+fields.
 
 Usage: /usr/bin/python3 bench/make_bench_images.py OUTDIR [--batch N] [--big] [--giga]
 Writes OUTDIR/mosaic4096.png (4096x4096, 16 distinct seeds), OUTDIR/batch/img_NN.png

@@ -1,4 +1,7 @@
-"""opencv_anchor.py: the OpenCV anchor of bench/e2e_bench.sh: read a PNG, three 3x1 box blurs along rows (the 3-point mean x3), or for --axis xy the equivalent separable 2-D filter, write a PNG, as an OpenCV user would.
+"""opencv_anchor.py: the OpenCV anchor of bench/e2e_bench.sh.
+
+Read a PNG, three 3x1 box blurs along rows (the 3-point mean x3), or for --axis xy the
+equivalent separable 2-D filter, write a PNG, as an OpenCV user would.
 
 Usage: /usr/bin/python3 bench/opencv_anchor.py INPUT.png OUTPUT.png [K | sep7]
 sep7: cv2.sepFilter2D with [1 3 6 7 6 3 1] / 27 both ways (the 3-point mean x3 in each

@@ -1,5 +1,8 @@
 #!/bin/sh
-# prepare_device_carry.sh: copy the shared libraries and headers the GPU machine lacks (Check, subunit, stb, Debian's libjpeg-turbo, ISA-L, libtiff and its codecs, python3-tifffile) into .device/, carried with each device call.
+# prepare_device_carry.sh: copy the libraries and headers the GPU machine lacks into .device/.
+#
+# Check, subunit, stb, Debian's libjpeg-turbo, ISA-L, libtiff and its codecs,
+# python3-tifffile: carried with each device call.
 # Run here, from the repository root, before a device call; bench/run_gpu.sh puts
 # .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
 # on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""python_bench.py: the Python module against its anchors, measured in the same run: numpy arrays (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d, torch.cumsum, and the plugin's kernel time from gsmooth_gpu_bench's log).
+"""python_bench.py: the Python module against its anchors, measured in the same run.
+
+Numpy arrays (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d,
+torch.cumsum, and the plugin's kernel time from gsmooth_gpu_bench's log).
 
 Usage: python3 bench/python_bench.py [--size N] [--cuda-size N] [--kernel-log BENCH_LOG]
-Each line prints gsmooth's median (of 9; of 31 for the CUDA calls set beside the kernel), the anchor's, and anchor / gsmooth. Targets (DESIGN.md):
+Each line prints gsmooth's median (of 9; of 31 for the CUDA calls set beside the kernel), the anchor's, and anchor / gsmooth. Targets:
 in memory 4096^2 K=3 >= 20x scipy; a 16384^2 torch CUDA tensor at K=3 <= 1.2x the kernel.
 """
 import re

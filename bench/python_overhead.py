@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""python_overhead.py: where the time of gsmooth.smooth(torch CUDA tensor) goes beyond the kernel: Python preparation (DLPack views, the result's allocation), the library call, and the call with its arguments made once.
+"""python_overhead.py: where the time of gsmooth.smooth(torch CUDA tensor) goes beyond the kernel.
+
+Python preparation (DLPack views, the result's allocation), the library call, and the call
+with its arguments made once.
 
 Usage: python3 bench/python_overhead.py [N]   (default 16384; needs torch and a CUDA device)
 """

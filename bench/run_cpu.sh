@@ -1,5 +1,8 @@
 #!/bin/sh
-# run_cpu.sh: the one command for the CPU table: kernels (beside memcpy, the plain loop, OpenCV and numpy), then end to end, peak memory and batch (bench/e2e_bench.sh).
+# run_cpu.sh: the one command for the CPU table: kernels, then end to end.
+#
+# Kernels beside memcpy, the plain loop, OpenCV and numpy; then end to end, peak memory and
+# batch (bench/e2e_bench.sh).
 # usage: bench/run_cpu.sh [BUILD_DIR]   (anchors: bench/install_anchors.sh installs vips, OpenCV, ImageMagick)
 set -u
 cd "$(dirname "$0")/.."

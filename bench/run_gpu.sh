@@ -1,5 +1,7 @@
 #!/bin/bash
-# run_gpu.sh: THE one script for a GPU machine call: environment, GPU tests, compute-sanitizer, and the benchmark table, all logged under $OUT.
+# run_gpu.sh: the one script for a GPU machine call: tests, sanitizer and benchmarks.
+#
+# Environment, GPU tests, compute-sanitizer, and the benchmark table, all logged under $OUT.
 #
 # Run from the repository root on the GPU machine, with the build made on a development
 # machine carried along (BUILD, default build-cuda, else build) and .device/ prepared by
@@ -112,7 +114,7 @@ if want sanitize; then
             echo "== compute-sanitizer --tool $tool (GSMOOTH_TEST_SMALL=1)"
             # The mbarriers are inline PTX, which the tool does not count from the binary:
             # with its default table, or 2 or 16 entries, synccheck overflowed it and aborted
-            # the kernels (error 719); with 4096 it ran clean (2026-11-29, bench/NOTES.md).
+            # the kernels (error 719); with 4096 it runs clean.
             GSMOOTH_TEST_SMALL=1 timeout 100 compute-sanitizer --tool "$tool" \
                 $( [ "$tool" = synccheck ] && echo --num-cuda-barriers "${SYNC_BARRIERS:-4096}" ) \
                 --error-exitcode 99 "$BUILD/bin/test_cuda" "$CPU_SO" "$CUDA_SO" \

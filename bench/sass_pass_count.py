@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""sass_pass_count.py: the instructions one pass of the registers smoothing kernel issues for a
-thread that holds no row end, read from the SASS (no GPU needed).
+"""sass_pass_count.py: the SASS instructions of one pass of the registers smoothing kernel.
+
+Counts what one pass issues for a thread that holds no row end, read from the SASS (no GPU
+needed).
 
 Usage: sass_pass_count.py SASS_FILE KERNEL_NAME_PART
   SASS_FILE: `cuobjdump --dump-sass` of a cubin of kernels/cuda/smooth_registers.cu

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# scale_bench.sh: batch at scale: the cost of a list against its length (time and memory a path, per-file overhead), files per second a node does (4096x4096 PNG at K=3), and 2 GPUs against 1 where the GPU is the bottleneck.
+# scale_bench.sh: batch at scale: list length, files per second, 2 GPUs against 1.
+#
+# The cost of a list against its length (time and memory a path, per-file overhead), files
+# per second a node does (4096x4096 PNG at K=3), and 2 GPUs against 1 where the GPU is the
+# bottleneck.
 #
 # Usage: bench/scale_bench.sh   (STEPS=list,throughput[,gpus]; GSMOOTH=path; WORK=dir)
 #   list:       lists of 10^3..10^6 (LIST_MAX) paths with --shard 0/L, so one file is
@@ -13,7 +17,7 @@
 #               against --devices all (same bytes checked with cmp); then the fixed cost
 #               (K=1) and --time's phases. GPU_BATCH_JOBS and GPU_WHAT ("image batch
 #               fixed") vary it. PGM in and out and the largest K: the GPU, not a codec or
-#               the disk, is the bottleneck (bench/NOTES.md, "2 GPUs").
+#               the disk, is the bottleneck.
 # Wall times (date +%s.%N around the run) are medians of RUNS (3) runs; peak RSS from
 # /usr/bin/time -f %M (KiB).
 set -u

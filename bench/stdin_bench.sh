@@ -1,5 +1,9 @@
 #!/bin/sh
-# stdin_bench.sh: peak memory and time of gsmooth reading standard input against reading the same file, in one run, for an 8192x8192 PNG mosaic and its JPEG, BMP and PGM twins (and writing standard output against a file); prints each stdin figure beside its file anchor as a ratio.
+# stdin_bench.sh: peak memory and time of reading standard input against a file.
+#
+# In one run, for an 8192x8192 PNG mosaic and its JPEG, BMP and PGM twins (and writing
+# standard output against a file); prints each stdin figure beside its file anchor as a
+# ratio.
 # usage: sh bench/stdin_bench.sh [GSMOOTH]   (inputs made by bench/make_bench_images.py --big into build/bench-images)
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

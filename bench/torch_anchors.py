@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""torch_anchors.py: PyTorch anchors for bench/gpu_bench.cu: avg_pool1d iterated K times and torch.cumsum on 16384x16384 u8.
+"""torch_anchors.py: PyTorch anchors for bench/gpu_bench.cu.
+
+avg_pool1d iterated K times and torch.cumsum on 16384x16384 u8.
 
 Usage: python3 bench/torch_anchors.py OUT_FILE [--size N]
 Writes lines "op<TAB>anchor<TAB>median ms" that gsmooth_gpu_bench --anchors OUT_FILE prints

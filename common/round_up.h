@@ -1,4 +1,7 @@
-/* round_up.h: the one rounding of a byte count up to a multiple of an alignment (row pitches, buffer pieces, scratch layouts), for C, CUDA host and CUDA device code alike. */
+/* round_up.h: the one rounding of a byte count up to a multiple of an alignment. */
+/* Used for row pitches, buffer pieces and scratch layouts, by C, CUDA host and CUDA device
+ * code alike. */
+
 #ifndef GS_ROUND_UP_H
 #define GS_ROUND_UP_H
 

@@ -1,4 +1,6 @@
-/* sample_scale.h: the one rescaling of integer samples between ranges, rounded to nearest (depth changes, PGM maxvals, integral pictures). */
+/* sample_scale.h: the one rescaling of integer samples between ranges. */
+/* Rounded to nearest; used by depth changes, PGM maxvals and integral pictures. */
+
 #ifndef GS_SAMPLE_SCALE_H
 #define GS_SAMPLE_SCALE_H
 

@@ -1,4 +1,7 @@
-/* usable_cpus.h: how many CPUs this process may run on: its affinity mask (what Slurm, taskset, cgroup cpusets and Kubernetes CPU sets grant), not every CPU of the node. */
+/* usable_cpus.h: how many CPUs this process may run on. */
+/* Its affinity mask (what Slurm, taskset, cgroup cpusets and Kubernetes CPU sets grant),
+ * not every CPU of the node. */
+
 #ifndef GS_USABLE_CPUS_H
 #define GS_USABLE_CPUS_H
 

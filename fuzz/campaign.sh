@@ -1,5 +1,7 @@
 #!/bin/sh
-# campaign.sh: a long fuzz campaign on a many-core machine with harnesses built elsewhere: every harness with libFuzzer -fork, findings and logs into OUT.
+# campaign.sh: a long fuzz campaign on a many-core machine with harnesses built elsewhere.
+#
+# Every harness runs with libFuzzer -fork; findings and logs go into OUT.
 # usage: campaign.sh CARRY OUT  (CARRY holds fuzz_pipeline, fuzz_decode_*, fuzz_png_*, seeds/ and corpus-*/ as
 # fuzz/run_fuzz.sh leaves them in build-fuzz/; OUT receives the logs and any finding).
 # Environment: GS_FUZZ_FORK (default: online CPUs), GS_CAMPAIGN_SECONDS="pipeline:200 stb:90 ...".

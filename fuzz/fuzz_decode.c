@@ -1,4 +1,8 @@
-/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER: png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga), called directly whatever the input's magic bytes (pngfast: a PNG it takes), so coverage can be read per format; every row is read and every sample used. */
+/* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER). */
+/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga. The decoder
+ * is called directly whatever the input's magic bytes (pngfast: a PNG it takes), so
+ * coverage can be read per format; every row is read and every sample used. */
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

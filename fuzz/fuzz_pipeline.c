@@ -1,4 +1,7 @@
-/* fuzz_pipeline.c: libFuzzer entry point that runs each input through gsmooth's own pipeline (decode -> CPU backend -> atomic encode) in every mode and output format, and checks the error contract after each run. */
+/* fuzz_pipeline.c: libFuzzer entry point for gsmooth's whole pipeline. */
+/* Each input runs decode -> CPU backend -> atomic encode in every mode and output format,
+ * and the error contract is checked after each run. */
+
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

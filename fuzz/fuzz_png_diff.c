@@ -1,4 +1,8 @@
-/* fuzz_png_diff.c: libFuzzer entry point that decodes each input with both PNG readers (libpng, the reference, and the fast ISA-L path) and aborts where they differ: one accepts what the other refuses, or both accept with other headers or pixels. */
+/* fuzz_png_diff.c: libFuzzer entry point comparing the two PNG readers. */
+/* Each input is decoded with libpng (the reference) and the fast ISA-L path; the harness
+ * aborts where they differ: one accepts what the other refuses, or both accept with other
+ * headers or pixels. */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

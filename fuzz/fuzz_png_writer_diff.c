@@ -1,4 +1,9 @@
-/* fuzz_png_writer_diff.c: libFuzzer entry point whose input describes a PNG (size up to 2^20 pixels, colour type, depth, content, row filters, zlib level, strategy, window, flush points, IDAT sizes): the harness writes that PNG with zlib and its own chunk writer, decodes it with both PNG readers and aborts where they differ. */
+/* fuzz_png_writer_diff.c: libFuzzer entry point comparing the PNG readers on PNGs it writes. */
+/* The input describes a PNG (size up to 2^20 pixels, colour type, depth, content, row
+ * filters, zlib level, strategy, window, flush points, IDAT sizes): the harness writes that
+ * PNG with zlib and its own chunk writer, decodes it with both PNG readers and aborts where
+ * they differ. */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +116,8 @@ static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY,
 #define CHUNK_FRAMING 12 /* length, type, CRC */
 
 /* The per-byte loops that make the pixels and filter them: no coverage feedback there
- * (it would be the same for every input, and tracing their compares took a fifth of the
- * time on 8 MB images); the reader's code and the description's branches keep it. */
+ * (it would be the same for every input, and tracing their compares took a large share of
+ * the time on large images); the reader's code and the description's branches keep it. */
 #if defined(__clang__)
 #define NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
 #else

@@ -1,5 +1,9 @@
 #!/bin/sh
-# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR: the samples, the golden inputs, small valid files of every input format and variant (made with /usr/bin/python3, PIL and, for TIFF, tifffile), and PNG descriptions for fuzz_png_writer_diff.
+# make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR.
+#
+# The samples, the golden inputs, small valid files of every input format and variant (made
+# with /usr/bin/python3, PIL and, for TIFF, tifffile), and PNG descriptions for
+# fuzz_png_writer_diff.
 set -eu
 if [ $# -ne 1 ]; then
     echo "usage: $0 SEED_DIR" >&2

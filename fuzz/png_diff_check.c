@@ -1,4 +1,7 @@
-/* png_diff_check.c: decodes one in-memory PNG with libpng and with the fast reader, as reader.c calls them, and says whether the verdicts, headers and pixels agree. */
+/* png_diff_check.c: one in-memory PNG decoded by both PNG readers, outcomes compared. */
+/* libpng and the fast reader are called as reader.c calls them; the result says whether the
+ * verdicts, headers and pixels agree. */
+
 #include "png_diff_check.h"
 
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* png_diff_check.h: one PNG held in memory decoded by both PNG readers (libpng, the reference, and the fast ISA-L reader) and the two outcomes compared: the differential fuzz harnesses and the conformance test share it. */
+/* png_diff_check.h: one in-memory PNG decoded by both PNG readers, outcomes compared. */
+/* The readers are libpng (the reference) and the fast ISA-L reader; the differential fuzz
+ * harnesses and the conformance test share it. */
+
 #ifndef GS_PNG_DIFF_CHECK_H
 #define GS_PNG_DIFF_CHECK_H
 

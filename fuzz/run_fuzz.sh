@@ -1,5 +1,8 @@
 #!/bin/sh
-# run_fuzz.sh: builds the libFuzzer harnesses with clang in their own build directory, fuzzes each for its share of SECONDS (default 60), prints executions and findings per harness, and copies every crash into fuzz/regressions/.
+# run_fuzz.sh: builds the libFuzzer harnesses with clang and fuzzes each.
+#
+# In their own build directory; each harness gets its share of SECONDS (default 60); prints
+# executions and findings per harness, and copies every crash into fuzz/regressions/.
 # usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, pngfast, pngdiff, pngwrite, jpeg, stb, pnm, tiff, gif, bmp, tga (default all)
 # Environment: GS_FUZZ_FORK=N runs N fuzzing processes per harness (libFuzzer -fork=N);
 # GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built;

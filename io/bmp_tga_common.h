@@ -1,4 +1,7 @@
-/* bmp_tga_common.h: what the BMP and TGA readers share: a read-ahead window for their run-length data, the one rule that widens a 1..32-bit colour channel to 8 bits, and palette entries to gray. */
+/* bmp_tga_common.h: what the BMP and TGA readers share. */
+/* A read-ahead window for their run-length data, the one rule that widens a 1..32-bit
+ * colour channel to 8 bits, and palette entries to gray. */
+
 #ifndef GS_BMP_TGA_COMMON_H
 #define GS_BMP_TGA_COMMON_H
 

@@ -1,4 +1,7 @@
-/* formats.c: the output formats gsmooth writes: the extensions that choose them, their names, and which ones decode to exactly the samples written. */
+/* formats.c: the output formats gsmooth writes: extensions, names and exactness. */
+/* The extensions that choose them, their names, and which ones decode to exactly the
+ * samples written. */
+
 #include "io_internal.h"
 
 #include <stdio.h>

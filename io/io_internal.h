@@ -1,4 +1,6 @@
-/* io_internal.h: private plumbing shared by the image readers and writers in io/ (never included outside it). */
+/* io_internal.h: private plumbing shared by the image readers and writers in io/. */
+/* Never included outside io/. */
+
 #ifndef GS_IO_INTERNAL_H
 #define GS_IO_INTERNAL_H
 
@@ -83,7 +85,7 @@ void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channel
 /* ---- where a reader's bytes come from ---- */
 
 /* stdio buffer of an input or output file: stdio's own is one file-system block (4 KiB),
- * one system call each; 1 MiB cut an 8192^2 PGM run's 32,790 reads and writes to 148. */
+ * one system call each; 1 MiB makes a large image's reads and writes few. */
 #define GS_FILE_BUFFER_BYTES ((size_t)1 << 20)
 
 /* Give a just-opened FILE a GS_FILE_BUFFER_BYTES buffer, kept in *owned for the caller to free

@@ -1,4 +1,7 @@
-/* isal_placement.c: a span of 64 KiB windows for ISA-L deflate streams, and the window whose address keeps a stream's bytes independent of it (isal_placement.h says why). */
+/* isal_placement.c: where an ISA-L deflate stream lies so its bytes do not depend on it. */
+/* A span of 64 KiB windows for ISA-L deflate streams, and the window whose address keeps a
+ * stream's bytes independent of it (isal_placement.h says why). */
+
 #define _GNU_SOURCE
 #include "isal_placement.h"
 

@@ -1,4 +1,6 @@
-/* isal_placement.h: where an ISA-L deflate stream must lie so that its bytes do not depend on its address (ISA-L 2.30's levels 1 and 2 hash the stream's address once). */
+/* isal_placement.h: where an ISA-L deflate stream must lie so its bytes do not depend on it. */
+/* ISA-L 2.30's levels 1 and 2 hash the stream's address once. */
+
 #ifndef GS_ISAL_PLACEMENT_H
 #define GS_ISAL_PLACEMENT_H
 
@@ -13,12 +15,12 @@ struct isal_zstream;
  * still holds the address of the `isal_zstream`: bits 16-47 of that address pick the hash
  * slot (the "stray slot") that position 2 is looked up in and written to. When the stray
  * slot is the hash of input position 0, 1 or 2, the matches found differ, and so do the
- * deflated bytes (same inflated data): for one 400-byte stream, 16 of 8192 addresses 64 KiB
- * apart, which made gsmooth's PNG bytes differ between runs (bench/NOTES.md, "PNG bytes
- * that differ").
+ * deflated bytes (same inflated data), which made gsmooth's PNG bytes differ between runs.
  * When the stray slot is any other slot, the output has been one and the same stream in
- * every test: measured, not proved (bench/NOTES.md names two ways the stray entry could
- * still be read, and the sweep of every stray slot that found no difference).
+ * every test, and in a sweep of every stray slot: measured, not proved. Two ways remain for
+ * the stray entry to be read: after a match the body jumps back with the hashes of positions
+ * before the skip, and table entries are positions modulo 64 Ki with distances modulo 32 Ki,
+ * so past 32 KiB an untouched entry and the stray one name positions other than 0 and 2.
  *
  * A home is a span of GS_ISAL_WINDOWS windows 64 KiB apart; a stream (82 KB with ISA-L 2.30)
  * starts at each, overlapping the next window, so one is used at a time. For each stream

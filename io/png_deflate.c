@@ -1,4 +1,7 @@
-/* png_deflate.c: a zlib stream deflated in fixed-size pieces on worker threads, each primed with the previous piece's last 32 KiB and ended with a sync flush, handed to a sink in order. */
+/* png_deflate.c: one zlib stream deflated in fixed-size pieces on worker threads. */
+/* Each piece is primed with the previous piece's last 32 KiB and ended with a sync flush,
+ * and handed to a sink in order. */
+
 #include "png_deflate.h"
 #include "io_internal.h"
 #include "isal_placement.h"
@@ -11,24 +14,25 @@
 #include <zlib.h>
 
 /* Bytes per piece. Smaller pieces balance threads better; each costs one sync flush (~5
- * bytes plus a fresh block header), and memory is the slots' pieces in and out. 256 KiB:
- * 0.03% larger than one unbroken stream on the benchmark mosaic (bench/NOTES_E2E.md). */
+ * bytes plus a fresh block header), and memory is the slots' pieces in and out. At 256 KiB
+ * the file is measured barely larger than one unbroken stream (tests/test_png_size.c holds
+ * the writer to zlib's size). */
 #define CHUNK_BYTES (256u << 10)
 /* Deflate's window: the dictionary each piece is primed with. */
 #define DICT_BYTES (32u << 10)
 /* Pieces in flight per worker thread: one being deflated, one waiting, so a worker never
  * idles while the caller fills the next. */
 #define SLOTS_PER_THREAD 2
-/* zlib's memLevel default (8 = 128 KiB hash); 9 was 0.07% smaller and 3% slower at
- * level 1 on the mosaic: not worth its memory. */
+/* zlib's memLevel default (8 = 128 KiB hash); 9 was measured barely smaller and slower at
+ * level 1 on the benchmark mosaic: not worth its memory. */
 #define ZLIB_MEM_LEVEL 8
 /* zlib's raw-deflate window bits: negative = no zlib header (written here, once). */
 #define RAW_WINDOW_BITS (-15)
 /* Room added to deflateBound for the sync flush marker that ends a piece. */
 #define FLUSH_MARKER_ROOM 64
-/* Levels 1 to 3 are ISA-L's (igzip): on the smoothed 4096x4096 mosaic its level 2 took 69 ms
- * and wrote 5.87 MB where zlib's level 1 took 304 ms for 6.23 MB (bench/NOTES_E2E.md).
- * Level 0 (stored) and 4 to 9 are zlib's. */
+/* Levels 1 to 3 are ISA-L's (igzip): on the smoothed benchmark mosaic its level 2 was
+ * measured both faster and smaller than zlib's level 1. Level 0 (stored) and 4 to 9 are
+ * zlib's. */
 #define ISAL_LEVEL_MIN 1
 #define ISAL_LEVEL_MAX 3
 _Static_assert(CHUNK_BYTES >= DICT_BYTES, "a full piece must hold a whole dictionary");
@@ -201,7 +205,7 @@ static int isal_piece(compressor *c, piece *p)
 /* Deflate one piece; 0, or -1 (out of memory, or a compressor error). */
 static int deflate_piece(compressor *c, piece *p)
 {
-    p->adler = isal_adler32(1, p->in, p->in_len); /* AVX2; zlib's adler32 was 3% of a 1 Gpx run */
+    p->adler = isal_adler32(1, p->in, p->in_len); /* AVX2: zlib's adler32 showed in profiles */
     p->out_len = 0;
     return c->isal ? isal_piece(c, p) : zlib_piece(&c->z, p);
 }

@@ -1,4 +1,6 @@
-/* png_deflate.h: one zlib stream deflated in fixed-size pieces on worker threads (pigz-style), handed out in order: the PNG writer's IDAT data. */
+/* png_deflate.h: one zlib stream deflated in pieces on worker threads (pigz-style). */
+/* Pieces are handed out in order: the PNG writer's IDAT data. */
+
 #ifndef GS_PNG_DEFLATE_H
 #define GS_PNG_DEFLATE_H
 

@@ -1,4 +1,8 @@
-/* read_bmp.c: the reader for Windows and OS/2 bitmaps (BMP): core/OS/2 v1, OS/2 v2 and info v3 to v5 headers; 1/2/4/8-bit palettes, RLE4 and RLE8, 16/24/32-bit pixels with or without bit fields; top-down rows are streamed, bottom-up and run-length images decoded whole. */
+/* read_bmp.c: the reader for Windows and OS/2 bitmaps (BMP). */
+/* Core/OS/2 v1, OS/2 v2 and info v3 to v5 headers; 1/2/4/8-bit palettes, RLE4 and RLE8,
+ * 16/24/32-bit pixels with or without bit fields; top-down rows are streamed, bottom-up and
+ * run-length images decoded whole. */
+
 #include "bmp_tga_common.h"
 #include "io_internal.h"
 

@@ -1,4 +1,7 @@
-/* read_gif.c: the GIF reader on giflib: the first frame, decoded whole at open through callbacks on gs_source, placed on the logical screen and turned into gray through its colour map. */
+/* read_gif.c: the GIF reader on giflib: the first frame, in gray. */
+/* The frame is decoded whole at open through callbacks on gs_source, placed on the logical
+ * screen and turned into gray through its colour map. */
+
 #include "io_internal.h"
 
 #include <gif_lib.h>

@@ -1,4 +1,7 @@
-/* read_jpeg.c: the JPEG reader on libjpeg-turbo: gray straight from the decoder (the luma channel, never through RGB), streamed by scanlines, every message kept from the terminal, corrupt entropy data an error. */
+/* read_jpeg.c: the JPEG reader on libjpeg-turbo, gray straight from the decoder. */
+/* Gray is the luma channel, never through RGB; rows are streamed by scanlines, every
+ * message is kept from the terminal, and corrupt entropy data is an error. */
+
 #include "io_internal.h"
 
 #include <jpeglib.h>

@@ -1,4 +1,6 @@
-/* read_png.c: the libpng reader: every PNG colour type and bit depth to 8- or 16-bit gray, streamed row by row (interlaced images are decoded whole). */
+/* read_png.c: the libpng reader: every PNG colour type and bit depth to gray. */
+/* Output is 8- or 16-bit gray, streamed row by row (interlaced images are decoded whole). */
+
 #include <png.h>
 
 #include "io_internal.h"

@@ -1,4 +1,8 @@
-/* read_png_isal.c: the fast PNG reader for the common case (not interlaced; 8/16-bit gray, gray+alpha, RGB, RGBA; 8-bit palette): chunks parsed here with their CRCs, IDAT inflated by ISA-L, rows unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
+/* read_png_isal.c: the fast PNG reader for the common case, on ISA-L. */
+/* It takes PNGs that are not interlaced, 8/16-bit gray, gray+alpha, RGB, RGBA and 8-bit
+ * palette: chunks are parsed here with their CRCs, IDAT inflated by ISA-L and rows
+ * unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
+
 #include "io_internal.h"
 #include "png_isal_limits.h"
 

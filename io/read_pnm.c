@@ -1,4 +1,7 @@
-/* read_pnm.c: the reader for Netpbm's PBM, PGM and PPM, plain (P1-P3) and binary (P4-P6), 1, 8 or 16-bit, any maxval, parsed here and streamed one row at a time. */
+/* read_pnm.c: the reader for Netpbm's PBM, PGM and PPM. */
+/* Plain (P1-P3) and binary (P4-P6), 1, 8 or 16-bit, any maxval, parsed here and streamed
+ * one row at a time. */
+
 #include "io_internal.h"
 #include "sample_scale.h"
 
@@ -181,8 +184,8 @@ static void unpack_bits(uint8_t *out, const unsigned char *raw, uint32_t width)
 static const void *binary_samples(pnm_state *pnm, size_t samples)
 {
     /* At maxval 255 or 65535 no sample can exceed maxval, and scaling is the identity:
-     * those rows take a plain loop the compiler vectorizes (measured on an 8192^2 PGM: the
-     * per-sample path was 40% of the CLI's CPU time). */
+     * those rows take a plain loop the compiler vectorizes (measured: the per-sample path
+     * was a large share of the CLI's time on a big PGM). */
     const int full = pnm->maxval == pnm->out_max;
     if (pnm->bytes == 2) {
         uint16_t *out = pnm->row;

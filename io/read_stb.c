@@ -1,4 +1,6 @@
-/* read_stb.c: the reader for PSD, HDR and PIC, decoded whole by stb_image through callbacks that notice truncation. */
+/* read_stb.c: the reader for PSD, HDR and PIC, through stb_image. */
+/* Decoded whole by stb_image through callbacks that notice truncation. */
+
 #include <stb_image.h>
 
 #include "io_internal.h"

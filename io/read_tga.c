@@ -1,4 +1,8 @@
-/* read_tga.c: the reader for Truevision TGA: colour-mapped, true-colour and gray images (types 1, 2, 3), raw or run-length (9, 10, 11), 8/15/16/24/32-bit (and Pillow's raw 1-bit gray), every origin; top-down rows are streamed, bottom-up images decoded whole. */
+/* read_tga.c: the reader for Truevision TGA. */
+/* Colour-mapped, true-colour and gray images (types 1, 2, 3), raw or run-length (9, 10,
+ * 11), 8/15/16/24/32-bit (and Pillow's raw 1-bit gray), every origin; top-down rows are
+ * streamed, bottom-up images decoded whole. */
+
 #include "bmp_tga_common.h"
 #include "io_internal.h"
 

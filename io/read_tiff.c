@@ -1,4 +1,8 @@
-/* read_tiff.c: the TIFF reader on libtiff: 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; the first page, streamed by rows or by blocks of tile rows. */
+/* read_tiff.c: the TIFF reader on libtiff: the first page, by rows or blocks. */
+/* 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips
+ * or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; streamed by rows or by
+ * blocks of tile rows. */
+
 #include "io_internal.h"
 #include "tiff_io.h"
 
@@ -43,7 +47,7 @@
  */
 
 /* Interleaved strips up to this size are decoded whole (libtiff inflates a whole strip with
- * libdeflate, a row at a time with zlib: 3x slower); larger ones a row at a time. */
+ * libdeflate, a row at a time with the slower zlib); larger ones a row at a time. */
 #define TIFF_BLOCK_BYTES_MAX (8u << 20)
 /* The tile grid's pixels (tiles across x tile width, tiles down x tile height) may be at
  * most this many times the image's, plus the slack (see plan_blocks). */

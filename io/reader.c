@@ -1,4 +1,6 @@
-/* reader.c: opens an input (path or "-"), detects its format from the magic bytes, and hands rows out through the format's reader. */
+/* reader.c: opens an input, detects its format and hands rows out through its reader. */
+/* The input is a path or "-"; the format comes from the magic bytes. */
+
 #include "io_internal.h"
 
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* samples.c: what every reader applies to the samples it decodes: colour to gray (BT.601, libjpeg's fixed point) and the --max-pixels limit. */
+/* samples.c: what every reader applies to the samples it decodes. */
+/* Colour to gray (BT.601, libjpeg's fixed point) and the --max-pixels limit. */
+
 #include "io_internal.h"
 
 #include <string.h>

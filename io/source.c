@@ -1,4 +1,8 @@
-/* source.c: where a reader's bytes come from: a regular file (buffered, seekable), a stream (standard input, a pipe, a FIFO, a device: read front to back in bounded memory, its first bytes kept so detection can read them again), or a buffer in memory. */
+/* source.c: where a reader's bytes come from: a file, a stream or memory. */
+/* A regular file is buffered and seekable; a stream (standard input, a pipe, a FIFO, a
+ * device) is read front to back in bounded memory, its first bytes kept so detection can
+ * read them again; or a buffer in memory. */
+
 #include "io_internal.h"
 
 #include <errno.h>

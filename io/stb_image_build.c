@@ -1,4 +1,7 @@
-/* stb_image_build.c: stb_image compiled into gsmooth, from Debian's libstb-dev header, for the formats read_stb.c serves (PSD, HDR, PIC), with an allocator that zero-fills so no decoder state or pixel is ever uninitialised. */
+/* stb_image_build.c: stb_image compiled into gsmooth for read_stb.c. */
+/* From Debian's libstb-dev header, for the formats read_stb.c serves (PSD, HDR, PIC), with
+ * an allocator that zero-fills so no decoder state or pixel is ever uninitialised. */
+
 #include <stdlib.h>
 #include <string.h>
 

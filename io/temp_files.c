@@ -1,4 +1,6 @@
-/* temp_files.c: a lock-free table of temporary file paths, unlinked by an async-signal-safe handler on interrupt. */
+/* temp_files.c: a lock-free table of temporary file paths, unlinked on interrupt. */
+/* An async-signal-safe handler unlinks them. */
+
 #define _GNU_SOURCE
 #include "temp_files.h"
 

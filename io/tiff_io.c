@@ -1,4 +1,7 @@
-/* tiff_io.c: libtiff's I/O procedures over gsmooth's inputs (file by pread, memory, a stream spooled to an unlinked temporary file) and output files, per-handle message capture, and the TIFF size rules. */
+/* tiff_io.c: libtiff's I/O procedures over gsmooth's inputs and outputs. */
+/* Inputs are files by pread, memory, or a stream spooled to an unlinked temporary file;
+ * also output files, per-handle message capture, and the TIFF size rules. */
+
 #define _GNU_SOURCE /* O_TMPFILE */
 #include "tiff_io.h"
 

@@ -1,4 +1,7 @@
-/* tiff_io.h: what the TIFF reader and writer share: libtiff's I/O procedures over gsmooth's inputs and output files, per-handle message capture, and the size rules (spool cap, allocation cap, when to write BigTIFF). */
+/* tiff_io.h: what the TIFF reader and writer share. */
+/* libtiff's I/O procedures over gsmooth's inputs and output files, per-handle message
+ * capture, and the size rules (spool cap, allocation cap, when to write BigTIFF). */
+
 #ifndef GS_TIFF_IO_H
 #define GS_TIFF_IO_H
 

@@ -1,4 +1,6 @@
-/* write_npy.c: the NumPy .npy (format version 1.0) writer for exact integral images, streamed one row at a time. */
+/* write_npy.c: the NumPy .npy (version 1.0) writer for exact integral images. */
+/* Streamed one row at a time. */
+
 #include "io_internal.h"
 
 #include <stdlib.h>

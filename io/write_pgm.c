@@ -1,4 +1,6 @@
-/* write_pgm.c: the binary PGM (P5) writer, 8 or 16-bit, streamed: a text header, then big-endian rows. */
+/* write_pgm.c: the binary PGM (P5) writer, 8 or 16-bit, streamed. */
+/* A text header, then big-endian rows. */
+
 #include "io_internal.h"
 
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* write_raster.c: the shared streaming writer for formats that are a header then raw rows of samples in a fixed byte order (PGM: big-endian, NPY: little-endian). */
+/* write_raster.c: the shared streaming writer for header-then-raw-rows formats. */
+/* Formats that are a header then raw rows of samples in a fixed byte order (PGM:
+ * big-endian, NPY: little-endian). */
+
 #include "io_internal.h"
 
 #include <stdlib.h>

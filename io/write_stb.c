@@ -1,4 +1,6 @@
-/* write_stb.c: BMP, TGA and JPEG writers through stb_image_write (whole image, encoded at commit). */
+/* write_stb.c: BMP, TGA and JPEG writers through stb_image_write. */
+/* The whole image is encoded at commit. */
+
 #include <stb_image_write.h>
 
 #include "io_internal.h"

@@ -1,4 +1,7 @@
-/* writer.c: the image writer: checks the request, opens the atomic output file, and hands rows to the format's encoder until commit or abort. */
+/* writer.c: the image writer: checks, atomic output file, rows to the encoder. */
+/* It checks the request, opens the atomic output file, and hands rows to the format's
+ * encoder until commit or abort. */
+
 #include "io_internal.h"
 
 #include <stdlib.h>

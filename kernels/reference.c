@@ -1,4 +1,6 @@
-/* reference.c: the plain C "gold" implementation of smoothing and integrals, written for obviousness, not speed. */
+/* reference.c: the plain C "gold" implementation of smoothing and integrals. */
+/* Written for obviousness, not speed. */
+
 #include "reference.h"
 
 #include <stddef.h>

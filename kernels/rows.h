@@ -1,4 +1,6 @@
-/* rows.h: a block of rows of samples with explicit strides, the unit the CPU kernels work on (the plugin maps the ABI's strips onto it, so kernels never see the ABI). */
+/* rows.h: a block of rows of samples with explicit strides, the CPU kernels' unit. */
+/* The plugin maps the ABI's strips onto it, so kernels never see the ABI. */
+
 #ifndef GS_ROWS_H
 #define GS_ROWS_H
 

@@ -1,4 +1,6 @@
-/* stencil_math.h: the one definition of gsmooth's per-pixel arithmetic, shared by the C reference, the CPU kernels and the CUDA kernels. */
+/* stencil_math.h: the one definition of gsmooth's per-pixel arithmetic. */
+/* Shared by the C reference, the CPU kernels and the CUDA kernels. */
+
 #ifndef GS_STENCIL_MATH_H
 #define GS_STENCIL_MATH_H
 

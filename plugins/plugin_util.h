@@ -1,4 +1,6 @@
-/* plugin_util.h: what gsmooth's own plugins share: the error-message helper and the argument checks on a strip (not part of the ABI: third-party plugins need only gsmooth_plugin.h). */
+/* plugin_util.h: what gsmooth's own plugins share: error helper, strip checks. */
+/* Not part of the ABI: third-party plugins need only gsmooth_plugin.h. */
+
 #ifndef GS_PLUGIN_UTIL_H
 #define GS_PLUGIN_UTIL_H
 

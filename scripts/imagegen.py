@@ -1,4 +1,8 @@
-"""imagegen.py: deterministic, photo-like synthetic images (smooth shading, edges, texture, noise) shared by the sample, golden and benchmark generators."""
+"""imagegen.py: deterministic, photo-like synthetic images.
+
+Smooth shading, edges, texture and noise, shared by the sample, golden and benchmark
+generators.
+"""
 import numpy as np
 
 

@@ -1,4 +1,7 @@
-"""pngwrite.py: a tiny, dependency-free PNG encoder (gray, gray+alpha, RGB, RGBA, palette; 1-16 bit; optional Adam7) for generating test and sample images."""
+"""pngwrite.py: a tiny, dependency-free PNG encoder for test and sample images.
+
+Gray, gray+alpha, RGB, RGBA, palette; 1-16 bit; optional Adam7.
+"""
 import struct
 import zlib
 

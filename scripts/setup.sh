@@ -1,5 +1,7 @@
 #!/bin/sh
-# setup.sh: installs what gsmooth needs (Debian/Ubuntu, as root), builds it into build/, and smooths a bundled sample.
+# setup.sh: installs what gsmooth needs, builds it into build/, smooths a sample.
+#
+# For Debian/Ubuntu, as root; the sample is a bundled one.
 set -eu
 cd "$(dirname "$0")/.."
 # Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libisal-dev

@@ -1,5 +1,7 @@
 #!/bin/sh
-# test.sh: builds (if needed) and runs the whole test suite with ctest; GPU suites report skipped without a CUDA device.
+# test.sh: builds (if needed) and runs the whole test suite with ctest.
+#
+# GPU suites report skipped without a CUDA device.
 set -eu
 cd "$(dirname "$0")/.."
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then

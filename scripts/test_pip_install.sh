@@ -1,5 +1,9 @@
 #!/bin/sh
-# test_pip_install.sh: `pip install .` from this tree into a fresh virtual environment, then the installed module (not the source tree's) smooths an array exactly; offline: Debian's setuptools and numpy, no CUDA plugin (GSMOOTH_PIP_ONLINE=1 lets pip fetch its build tools instead).
+# test_pip_install.sh: `pip install .` into a fresh virtual environment, then a check.
+#
+# Then the installed module (not the source tree's) smooths an array exactly; offline:
+# Debian's setuptools and numpy, no CUDA plugin (GSMOOTH_PIP_ONLINE=1 lets pip fetch its
+# build tools instead).
 set -eu
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)

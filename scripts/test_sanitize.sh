@@ -1,5 +1,8 @@
 #!/bin/sh
-# test_sanitize.sh: builds gsmooth with AddressSanitizer and UndefinedBehaviorSanitizer in a build directory of its own and runs the whole ctest suite there (the CLI suites exec the sanitized gsmooth, so it is checked too).
+# test_sanitize.sh: the whole ctest suite under AddressSanitizer and UBSan.
+#
+# Built in a build directory of its own; the CLI suites exec the sanitized gsmooth, so it is
+# checked too.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${GS_SANITIZE_BUILD:-build-sanitize}

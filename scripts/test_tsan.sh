@@ -1,5 +1,9 @@
 #!/bin/sh
-# test_tsan.sh: builds gsmooth and its CPU plugin with ThreadSanitizer in a build directory of its own and runs under it the mixed 600-file batch with several files in flight, a large PNG through the threaded fast reader and deflate, and strips and files spread over pretend devices.
+# test_tsan.sh: gsmooth's threaded paths under ThreadSanitizer.
+#
+# gsmooth and its CPU plugin, built in a build directory of its own, run the mixed 600-file
+# batch with several files in flight, a large PNG through the threaded fast reader and
+# deflate, and strips and files spread over pretend devices.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${GS_TSAN_BUILD:-build-tsan}

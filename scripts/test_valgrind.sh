@@ -1,5 +1,10 @@
 #!/bin/sh
-# test_valgrind.sh: valgrind memcheck over what untrusted input reaches: every saved fuzz finding and every damaged file through the whole pipeline and through each decoder alone, then a batch of real images followed by crafted files, then every file of the external corpora; any valgrind error (an uninitialised byte used or written, an invalid access, a definite leak) fails it.
+# test_valgrind.sh: valgrind memcheck over what untrusted input reaches.
+#
+# Every saved fuzz finding and every damaged file through the whole pipeline and through
+# each decoder alone, then a batch of real images followed by crafted files, then every file
+# of the external corpora; any valgrind error (an uninitialised byte used or written, an
+# invalid access, a definite leak) fails it.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${GS_VALGRIND_BUILD:-build}

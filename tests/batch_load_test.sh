@@ -1,5 +1,7 @@
 #!/bin/sh
-# batch_load_test.sh: a batch of 600+ files, good and damaged mixed, with several files in flight: good outputs exact, every bad file reported, exit 1, nothing left behind.
+# batch_load_test.sh: a batch of 600+ files, good and damaged mixed, several in flight.
+#
+# Good outputs exact, every bad file reported, exit 1, nothing left behind.
 # usage: batch_load_test.sh GSMOOTH [JOBS]   (TSan builds: the run also fails on any ThreadSanitizer report)
 set -u
 gsmooth=$1 jobs=${2:-3}

@@ -1,5 +1,8 @@
 #!/bin/sh
-# build_example_plugin.sh: installs gsmooth into a scratch prefix and builds examples/plugin against that install only, as a third party would.
+# build_example_plugin.sh: builds examples/plugin against an install, as a third party would.
+#
+# gsmooth is installed into a scratch prefix, and examples/plugin built against that install
+# only.
 # usage: build_example_plugin.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
 build=$1 src=$2 work=$3

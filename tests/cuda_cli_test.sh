@@ -1,5 +1,7 @@
 #!/bin/sh
-# cuda_cli_test.sh: the CLI with the CUDA plugin present: --backend cuda and auto, on a machine with or without a device.
+# cuda_cli_test.sh: the CLI with the CUDA plugin present.
+#
+# --backend cuda and auto, on a machine with or without a device.
 # usage: cuda_cli_test.sh GSMOOTH GOLDEN_DIR
 set -u
 gsmooth=$1 golden=$2

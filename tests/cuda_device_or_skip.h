@@ -1,4 +1,6 @@
-/* cuda_device_or_skip.h: the device tests' first step: with no CUDA device, say so in one line and give ctest's skip code. */
+/* cuda_device_or_skip.h: the device tests' first step: no device, skip. */
+/* With no CUDA device, say so in one line and give ctest's skip code. */
+
 #ifndef GS_CUDA_DEVICE_OR_SKIP_H
 #define GS_CUDA_DEVICE_OR_SKIP_H
 

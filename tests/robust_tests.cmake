@@ -1,4 +1,7 @@
-# robust_tests.cmake: the robustness suites (damaged inputs, output and plugin faults, fuzz regressions, external corpora, reader boundaries), label "robust"; included from tests/CMakeLists.txt.
+# robust_tests.cmake: the robustness suites, label "robust".
+#
+# Damaged inputs, output and plugin faults, fuzz regressions, external corpora, reader
+# boundaries; included from tests/CMakeLists.txt.
 # Paths come from this file's own directory, so it works included from anywhere.
 set(GS_ROBUST_TESTS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(GS_ROBUST_ROOT "${GS_ROBUST_TESTS_DIR}/.." ABSOLUTE)

@@ -1,4 +1,7 @@
-/* run_limited.c: fork/exec with setrlimit(RLIMIT_AS) and alarm() set in the child, output captured in unlinked temporary files, and wait4 for the peak memory. */
+/* run_limited.c: runs a program under setrlimit and alarm, with its output and peak memory. */
+/* fork/exec with setrlimit(RLIMIT_AS) and alarm() set in the child, output captured in
+ * unlinked temporary files, and wait4 for the peak memory. */
+
 #define _GNU_SOURCE
 #include "run_limited.h"
 

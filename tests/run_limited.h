@@ -1,4 +1,7 @@
-/* run_limited.h: start a program under resource limits (address space, wall clock), signal it, and collect how it ended, its peak memory and its output (robustness suites). */
+/* run_limited.h: start a program under resource limits and collect how it ended. */
+/* Limits are address space and wall clock; it can signal the program, and collects how it
+ * ended, its peak memory and its output (robustness suites). */
+
 #ifndef GS_TEST_RUN_LIMITED_H
 #define GS_TEST_RUN_LIMITED_H
 

@@ -1,4 +1,6 @@
-/* run_process.h: run a program with arguments and capture its exit code, stdout and stderr (shared by the CLI and golden suites). */
+/* run_process.h: run a program and capture its exit code, stdout and stderr. */
+/* Shared by the CLI and golden suites. */
+
 #ifndef GS_TEST_RUN_PROCESS_H
 #define GS_TEST_RUN_PROCESS_H
 

@@ -1,4 +1,9 @@
-/* test_bmp_tga.c: Check suite for gsmooth's BMP and TGA readers on files made here byte by byte (every header kind, bit depth and origin, widths 1 to 9 and across the readers' chunks, run-length data whose runs cross rows), each read from a file and through a pipe against gray values computed here from the pixels put in, and the refusals. */
+/* test_bmp_tga.c: Check suite for the BMP and TGA readers on files made here. */
+/* Files are made byte by byte: every header kind, bit depth and origin, widths 1 to 9 and
+ * across the readers' chunks, run-length data whose runs cross rows. Each is read from a
+ * file and through a pipe against gray values computed here from the pixels put in; the
+ * refusals too. */
+
 #define _GNU_SOURCE
 #include <check.h>
 

@@ -1,4 +1,6 @@
-/* test_cli.c: Check suite that runs the built gsmooth binary: exit codes, messages, stdin/stdout, bad input, atomic output, plugins, batch. */
+/* test_cli.c: Check suite that runs the built gsmooth binary. */
+/* Exit codes, messages, stdin/stdout, bad input, atomic output, plugins, batch. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>

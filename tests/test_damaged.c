@@ -1,4 +1,7 @@
-/* test_damaged.c: Check suite that runs every file of the damaged-input corpus (tests/damaged/make_damaged.py) and a few odd paths through the real gsmooth binary and holds each run to the error contract. */
+/* test_damaged.c: Check suite for the damaged-input corpus through the real binary. */
+/* Every file of the corpus (tests/damaged/make_damaged.py) and a few odd paths run through
+ * gsmooth, and each run is held to the error contract. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
@@ -22,7 +25,7 @@
  */
 
 /* Address space a run may use. gsmooth streams 4 MiB strips, so a correct run needs a few
- * tens of MiB; 512 MiB (the issue's bound) leaves room for the libraries, thread stacks
+ * tens of MiB; 512 MiB leaves room for the libraries, thread stacks
  * and malloc arenas, and is far below what any bomb in the corpus would take. */
 #define GS_DAMAGED_ADDRESS_SPACE (512ull << 20)
 /* The same bound on the peak resident set, checked after every run. */

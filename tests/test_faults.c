@@ -1,4 +1,7 @@
-/* test_faults.c: Check suite for faults outside the input: a full disk, a missing or read-only output directory, a full stdout, SIGINT/SIGTERM mid-file and mid-batch, and plugins that are broken, unavailable or fail halfway. */
+/* test_faults.c: Check suite for faults outside the input. */
+/* A full disk, a missing or read-only output directory, a full stdout, SIGINT/SIGTERM
+ * mid-file and mid-batch, and plugins that are broken, unavailable or fail halfway. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
@@ -42,8 +45,8 @@
  * computation on 2 cores, so the signal always lands mid-file. */
 #define GS_BIG_SIDE 8000
 #define GS_BIG_ITERS "2000"
-/* Time the run is given before the signal, once its temporary file exists (the issue's
- * "after ~200 ms"): it is then decoding, computing and encoding at once. */
+/* Time the run is given before the signal, once its temporary file exists: it is then
+ * decoding, computing and encoding at once. */
 #define GS_SIGNAL_DELAY_MS 200
 /* How long a temporary file may take to appear, and a signalled run to end. */
 #define GS_APPEAR_TIMEOUT_MS 5000

@@ -1,4 +1,6 @@
-/* test_files.h: whole-file write and read for the Check suites that drive the binary (one copy, header-only). */
+/* test_files.h: whole-file write and read for the Check suites that drive the binary. */
+/* One copy, header-only. */
+
 #ifndef GS_TEST_FILES_H
 #define GS_TEST_FILES_H
 

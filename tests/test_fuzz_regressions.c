@@ -1,4 +1,8 @@
-/* test_fuzz_regressions.c: replays every file of the given directories (fuzz/regressions, the damaged corpus) through the fuzz harness's decode -> compute -> encode path, without libFuzzer, and fails on any crash, abort or hang. */
+/* test_fuzz_regressions.c: replays saved fuzz inputs through the harness's path. */
+/* Every file of the given directories (fuzz/regressions, the damaged corpus) goes through
+ * the fuzz harness's decode -> compute -> encode path, without libFuzzer; any crash, abort
+ * or hang fails. */
+
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,7 @@
-/* test_golden.c: Check suite: runs gsmooth on every golden case (tests/golden/cases.txt) with one backend (and, for the CPU, optionally one instruction set) and compares the decoded output with the golden file pixel for pixel. */
+/* test_golden.c: Check suite: gsmooth on every golden case, pixel for pixel. */
+/* Each case of tests/golden/cases.txt runs with one backend (and, for the CPU, optionally
+ * one instruction set), and the decoded output is compared with the golden file. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>

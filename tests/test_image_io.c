@@ -1,4 +1,6 @@
-/* test_image_io.c: Check suite for the image readers and writers (round trips, colour conversion, limits, errors, atomic output). */
+/* test_image_io.c: Check suite for the image readers and writers. */
+/* Round trips, colour conversion, limits, errors, atomic output. */
+
 #include <check.h>
 #include <png.h>
 #include <zlib.h>

@@ -1,4 +1,7 @@
-/* test_input_list.c: Check suite for the batch's input list (--files-from, --files0-from), --shard's split, batch output names, the manifest's JSON strings, and the CPUs a batch plans for (the affinity mask). */
+/* test_input_list.c: Check suite for the batch's input list and planning. */
+/* --files-from, --files0-from, --shard's split, batch output names, the manifest's JSON
+ * strings, and the CPUs a batch plans for (the affinity mask). */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>

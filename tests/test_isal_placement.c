@@ -1,4 +1,7 @@
-/* test_isal_placement.c: Check suite for the ISA-L stream placement: its hash is the CPU's CRC-32C, every run of eight windows offers a free one, and a deflate stream's bytes stay the same wherever its home lies. */
+/* test_isal_placement.c: Check suite for the ISA-L stream placement. */
+/* Its hash is the CPU's CRC-32C, every run of eight windows offers a free one, and a
+ * deflate stream's bytes stay the same wherever its home lies. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <isa-l.h>
@@ -88,7 +91,7 @@ END_TEST
  * difference), like the 1x200 image whose bytes first differed between runs, with four
  * ranges of differences; noise; text at three strides; and a whole 256 KiB piece of
  * Sub-filtered 511-pixel rows of a gradient with noise, where matches skip ahead and
- * positions pass 32 KiB (the two ways bench/NOTES.md names for a stray entry to be read). */
+ * positions pass 32 KiB (the two ways isal_placement.h names for a stray entry to be read). */
 #define INPUT_KINDS 9
 #define INPUT_CAP (256u << 10)
 static size_t make_input(int kind, unsigned char *buf)

@@ -1,4 +1,6 @@
-/* test_kernels.c: Check suite: the threaded, tiled CPU kernels against the plain reference on random data, plus hand-computed cases. */
+/* test_kernels.c: Check suite: the threaded CPU kernels against the plain reference. */
+/* Tiled, threaded kernels on random data, plus hand-computed cases. */
+
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -432,8 +434,8 @@ START_TEST(reference_columns_are_transposed_rows)
 END_TEST
 
 /* Each worker's scratch starts on its own page and no two share a cache line: heap
- * neighbours did, and two threads writing the two ends of one line every pass cost the
- * smoothing about a tenth of its 2-thread speed (bench/NOTES.md, "two threads"). */
+ * neighbours did, and two threads writing the two ends of one line every pass slowed the
+ * smoothing at two threads (bench/cpu_bench.c's 1 -> 2 thread ratio shows it). */
 START_TEST(workspace_buffers_share_no_line)
 {
     gs_cpu_workspace ws = {0};

@@ -1,4 +1,8 @@
-/* test_png_conformance.c: the comparison half of ctest png_conformance: every PNG of a directory decoded by the fast reader and by libpng, which must both accept it with the same header and pixels; --limits prints the reader's buffer and batch sizes for the generator (tests/png/conformance.py). */
+/* test_png_conformance.c: the comparison half of ctest png_conformance. */
+/* Every PNG of a directory is decoded by the fast reader and by libpng, which must both
+ * accept it with the same header and pixels; --limits prints the reader's buffer and batch
+ * sizes for the generator (tests/png/conformance.py). */
+
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

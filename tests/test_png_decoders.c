@@ -1,4 +1,8 @@
-/* test_png_decoders.c: Check suite: the fast PNG reader (ISA-L) against libpng, the reference: the same header and pixels on PNGs libpng writes with every filter, level and type, the same accept or refuse and the same pixels on the damaged corpus and on PNGs other encoders wrote, and libpng alone for what the fast path does not take. */
+/* test_png_decoders.c: Check suite: the fast PNG reader (ISA-L) against libpng. */
+/* The same header and pixels on PNGs libpng writes with every filter, level and type; the
+ * same accept or refuse and the same pixels on the damaged corpus and on PNGs other
+ * encoders wrote; and libpng alone for what the fast path does not take. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>

@@ -1,4 +1,8 @@
-/* test_streams.c: Check suite for pipes as input and output: every format through a real pipe gives the bytes of the file, a FIFO path works as input, a huge header is refused before its body arrives, and a truncated pipe or a reader that goes away fails cleanly. */
+/* test_streams.c: Check suite for pipes as input and output. */
+/* Every format through a real pipe gives the bytes of the file, a FIFO path works as input,
+ * a huge header is refused before its body arrives, and a truncated pipe or a reader that
+ * goes away fails cleanly. */
+
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>

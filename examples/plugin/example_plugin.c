@@ -1,4 +1,6 @@
-/* example_plugin.c: a minimal third-party gsmooth backend (integral rows only), built against nothing but the installed gsmooth_plugin.h. */
+/* example_plugin.c: a minimal third-party gsmooth backend (integral rows only). */
+/* Built against nothing but the installed gsmooth_plugin.h. */
+
 #include <gsmooth/gsmooth_plugin.h>
 #include <stdio.h>
 #include <stdlib.h>

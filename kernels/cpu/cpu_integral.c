@@ -1,4 +1,6 @@
-/* cpu_integral.c: threaded integral rows and summed-area tables for every input/output sample width. */
+/* cpu_integral.c: threaded integral rows and summed-area tables. */
+/* For every input/output sample width. */
+
 #include "cpu_isa.h"
 #include "cpu_kernels.h"
 #include "parallel.h"

@@ -1,4 +1,6 @@
-/* cpu_isa.h: the per-instruction-set row primitives (scalar, AVX2, AVX-512) and their run-time selection. */
+/* cpu_isa.h: the per-instruction-set row primitives and their run-time selection. */
+/* Scalar, AVX2 and AVX-512. */
+
 #ifndef GS_CPU_ISA_H
 #define GS_CPU_ISA_H
 

@@ -1,4 +1,6 @@
-/* cpu_isa_avx2.c: the row primitives for AVX2 + FMA (8 floats a vector), compiled with -mavx2 -mfma. */
+/* cpu_isa_avx2.c: the row primitives for AVX2 + FMA (8 floats a vector). */
+/* Compiled with -mavx2 -mfma. */
+
 #include <immintrin.h>
 
 #include "cpu_isa.h"
@@ -68,8 +70,8 @@ void gs_prefix_u8_u32_avx2(const uint8_t *src, uint32_t *dst, long n, int stream
     if (stream && (uintptr_t)dst % 4 == 0)
         for (; i < n && (uintptr_t)(dst + i) % 32 != 0; ++i) dst[i] = sum += src[i];
     __m256i carry = _mm256_set1_epi32((int)sum);
-    /* Two loops, not one choosing its store inside: that form took 10.4-11.4 ms against
-     * 9.2-9.5 for 8192^2 on 2 threads (three runs each, bench/NOTES.md). */
+    /* Two loops, not one choosing its store inside: that form was measured slower
+     * (bench/cpu_bench.c's integral rows). */
     if (stream && (uintptr_t)(dst + i) % 32 == 0) {
         for (; i + 8 <= n; i += 8) {
             const __m256i x = prefix8(src + i, carry);
@@ -131,7 +133,8 @@ static inline long next_step(long x, long n)
  * Each sum is rounded by a multiply-high (gs_int_round_magic), and the even and odd bytes
  * interleave as the low and high bytes of the lanes. The last step overlaps the one
  * before it when n is not a multiple of 32 (the same bytes written twice); shorter rows
- * take the portable body. Measured in bench/NOTES.md (thirteenth session).
+ * take the portable body. Measured faster than three passes of 16-bit sums
+ * (bench/cpu_bench.c, smoothing at K <= 4).
  */
 static inline void int_window_avx2(const uint8_t *src, uint8_t *dst, long n, const unsigned k)
 {

@@ -1,4 +1,6 @@
-/* cpu_isa_avx512.c: the row primitives for AVX-512F (16 floats a vector), compiled with -mavx512f. */
+/* cpu_isa_avx512.c: the row primitives for AVX-512F (16 floats a vector). */
+/* Compiled with -mavx512f. */
+
 #include <immintrin.h>
 
 #include "cpu_isa.h"

@@ -1,4 +1,6 @@
-/* cpu_kernels.h: the threaded CPU kernels behind the CPU plugin, working on blocks of rows (rows.h). */
+/* cpu_kernels.h: the threaded CPU kernels behind the CPU plugin. */
+/* They work on blocks of rows (rows.h). */
+
 #ifndef GS_CPU_KERNELS_H
 #define GS_CPU_KERNELS_H
 
@@ -58,8 +60,7 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
 
 /* Output bytes from which a strip's integral rows (8 -> 32 bits) are written past the caches:
  * well above a core's L2 and the CLI's strips (1 MiB of input), which its encoder reads back
- * at once. 8192^2 in memory (256 MiB out): 17.4-17.9 -> 8.0-9.5 ms on 2 threads of a Xeon VM
- * (bench/NOTES.md). */
+ * at once; a large image in memory is measured faster that way (bench/cpu_bench.c). */
 #define GS_CPU_STREAM_BYTES (16u << 20)
 
 /* Inclusive prefix sum of every row (isa NULL = the best this CPU runs). */

@@ -1,4 +1,7 @@
-/* cpu_smooth.c: fused, tiled, threaded row smoothing: all passes over a cache-sized chunk of a row, with halos, so no pass sweeps memory; 8-bit rows at up to 4 passes as exact integer sums away from the row ends. */
+/* cpu_smooth.c: fused, tiled, threaded row smoothing. */
+/* All passes run over a cache-sized chunk of a row, with halos, so no pass sweeps memory;
+ * 8-bit rows at up to 4 passes are exact integer sums away from the row ends. */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +39,7 @@ static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off
 /* Floats from the start of buffer a to buffer b for a span of `span` floats. The gap is
  * kept off multiples of 4 KiB: loads from a[i] and stores to b[i] that share their low
  * 12 address bits falsely depend on each other (4K aliasing). */
-#define GS_ALIAS_SKEW 80 /* floats (320 bytes): measured in bench/NOTES.md */
+#define GS_ALIAS_SKEW 80 /* floats (320 bytes): measured, bench/cpu_bench.c's smoothing */
 static long buffer_gap(long span) { return (span + 1023) / 1024 * 1024 + GS_ALIAS_SKEW; }
 
 typedef struct smooth_job {
@@ -119,7 +122,8 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
 /* Each worker's buffer starts on its own page and fills whole pages: two workers' buffers
  * never share a cache line (or the line pair the adjacent-line prefetcher fetches), which
  * heap neighbours did, the end of one worker's b beside the start of the next one's a,
- * both written by a chunk's passes (bench/NOTES.md, "two threads"). */
+ * both written by a chunk's passes, so the line moved between the cores several times a
+ * chunk and the second thread added little (bench/cpu_bench.c's 1 -> 2 thread ratio). */
 #define GS_WORKSPACE_ALIGN 4096u
 
 int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats)

@@ -1,4 +1,8 @@
-/* cpu_window.c: smoothing down the columns of a window of rows (after the row passes, for xy): every pass rolled through three rows per level of a column block, so each sample is read once and the passes stay in cache; 8-bit columns at up to 4 passes as exact integer sums away from the window's ends, a whole row at a time. */
+/* cpu_window.c: smoothing down the columns of a window of rows (xy, after the rows). */
+/* Every pass is rolled through three rows per level of a column block, so each sample is
+ * read once and the passes stay in cache; 8-bit columns at up to 4 passes are exact integer
+ * sums away from the window's ends, a whole row at a time. */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,8 +112,8 @@ static void column_span(const column_job *job, unsigned worker, long c0, long n,
  * weighted window over window rows t - K .. t + K, the whole width at once. Items are rows,
  * handed out in runs of neighbours, so a worker reads the source row after row as the row
  * passes do (the 2K rows a row shares with the one before are in cache), where walking a
- * column block down the rows read 2 KiB pieces a row apart: 24-29 ms against 10.6-11.0 for
- * --axis x on 8192^2 at 2 threads (bench/NOTES.md, thirteenth session). */
+ * column block down the rows read 2 KiB pieces a row apart, measured far slower than the
+ * row passes (bench/cpu_bench.c, --axis y against --axis x). */
 static int int_rows_item(void *ctx, size_t item, unsigned worker)
 {
     (void)worker;

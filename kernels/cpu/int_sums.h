@@ -1,4 +1,10 @@
-/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples away from the row or column ends as exact 16-bit integer sums, rounded once to the float passes' bytes (stencil_math.h says why): the K passes as one weighted window down columns or along a row, its weights and rounding, and the pass-at-a-time form the tests hold the windows to; portable bodies that each instruction set's file compiles with its own flags. */
+/* int_sums.h: up to GS_INT_SUMS_MAX_PASSES passes over 8-bit samples as exact integer sums. */
+/* Away from the row or column ends, the passes are exact 16-bit integer sums, rounded once
+ * to the float passes' bytes (stencil_math.h says why): the K passes as one weighted window
+ * down columns or along a row, its weights and rounding, and the pass-at-a-time form the
+ * tests hold the windows to. The bodies are portable; each instruction set's file compiles
+ * them with its own flags. */
+
 #ifndef GS_CPU_INT_SUMS_H
 #define GS_CPU_INT_SUMS_H
 

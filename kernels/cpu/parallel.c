@@ -1,4 +1,6 @@
-/* parallel.c: fork-join parallel-for with guided dynamic hand-out of item runs; threads are joined before it returns. */
+/* parallel.c: fork-join parallel-for with guided hand-out of item runs. */
+/* Threads are joined before it returns. */
+
 #define _GNU_SOURCE
 #include "parallel.h"
 #include "usable_cpus.h"
@@ -30,7 +32,8 @@ typedef struct worker_arg {
  * share of what is left (at least one), so runs shrink toward the end and the last ones
  * balance the load. Consecutive items are neighbouring memory (row chunks in order), so a
  * run streams through memory as one thread would, where one item at a time interleaved
- * the threads' chunks (measured in bench/NOTES.md, "guided hand-out").
+ * the threads' chunks and broke each core's stream prefetch (measured: bench/cpu_bench.c's
+ * 1 -> 2 thread ratio).
  */
 #define GS_GUIDED_SHARE 4u
 

@@ -1,4 +1,6 @@
-/* cpu_plugin.c: the CPU backend plugin: argument checks and ABI glue over the threaded kernels in kernels/. */
+/* cpu_plugin.c: the CPU backend plugin: argument checks and ABI glue over kernels/. */
+/* The threaded kernels live in kernels/cpu/. */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

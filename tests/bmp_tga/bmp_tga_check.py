@@ -1,5 +1,10 @@
 #!/usr/bin/python3
-"""bmp_tga_check.py: BMP and TGA files written by other programs (PIL: every mode it writes, both TGA row orders, raw and run-length; OpenCV: gray and colour BMP) through gsmooth --iters 0, from the file and through a pipe, against PIL's decode in BT.601 gray; widths 1 to 9 (every row padding), rows wider than the readers' 4096-pixel chunk, images whose runs cross rows; the colour and alpha notes.
+"""bmp_tga_check.py: BMP and TGA files written by other programs through gsmooth.
+
+PIL (every mode it writes, both TGA row orders, raw and run-length) and OpenCV (gray and
+colour BMP), through gsmooth --iters 0, from the file and through a pipe, against PIL's
+decode in BT.601 gray; widths 1 to 9 (every row padding), rows wider than the readers'
+4096-pixel chunk, images whose runs cross rows; the colour and alpha notes.
 
 usage: bmp_tga_check.py GSMOOTH
 """

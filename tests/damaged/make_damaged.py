@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""make_damaged.py: writes gsmooth's damaged-input corpus (truncated, flipped, spliced, lying headers, bombs) and its manifest, deterministically, into the directory given."""
+"""make_damaged.py: writes gsmooth's damaged-input corpus and its manifest.
+
+Truncated, flipped, spliced, lying headers, bombs; written deterministically into the
+directory given.
+"""
 import os
 import random
 import struct
@@ -16,8 +20,8 @@ import pngwrite  # noqa: E402
 
 GOLDEN_INPUTS = os.path.join(ROOT, "tests", "golden", "inputs")
 
-SEED = 5                  # issue 5: one fixed seed, so every run writes the same bytes
-TRUNCATION_STEPS = 20     # cut every 1/20 of each file (the issue's minimum)
+SEED = 5                  # one fixed seed, so every run writes the same bytes
+TRUNCATION_STEPS = 20     # cut every 1/20 of each file (the corpus's minimum)
 FLIPS_PER_FILE = 8        # flipped-byte variants per base file
 PNG_SIG = b"\x89PNG\r\n\x1a\n"
 PNG_SIG_LEN = len(PNG_SIG)
@@ -109,10 +113,9 @@ def tiff_tagged(entries, blobs):
 
 
 def tiff_review_cases(out_dir):
-    """Found in review (2026-11-30) and fixed: a tile grid far larger than the image, YCbCr
-    JPEG in separate planes (libtiff handed back the raw Y, Cb and Cr planes as RGB; read
-    now through libtiff's RGBA interface, as PIL does), and a JPEG strip narrower than its
-    strip."""
+    """TIFFs the reader once got wrong: a tile grid far larger than the image, YCbCr JPEG in
+    separate planes (libtiff hands back the raw Y, Cb and Cr planes as RGB, so the reader
+    takes libtiff's RGBA interface, as PIL does), and a JPEG strip narrower than its strip."""
     zeros = zlib.compress(bytes(1048576 * 16), 9)  # one tile of 2^20 x 16, all tiles share it
     tiles = 4096 // 16
     add(out_dir, "tiff_tile_grid_bomb.tif", tiff_tagged([

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""check_external.py: every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and through the field's reference decoder, compared pixel for pixel.
+"""check_external.py: the external corpora through gsmooth and a reference decoder.
+
+Every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and
+through the field's reference decoder, compared pixel for pixel.
 
 usage: check_external.py GSMOOTH [--list] [--only SUBSTRING] [--report FILE]
 
@@ -26,7 +29,7 @@ The reference for each file (reference_gray):
   - BMP and TGA palettes in PIL: an index past the palette's end is black, as in Pillow
     10.1 and later (Pillow 9 gave such indices the gray ramp its palettes started as).
 Colour becomes gray with BT.601 in libjpeg's fixed point, alpha is dropped, palettes are
-expanded, 1/2/4-bit gray scales to 0..255, as DESIGN.md states for gsmooth.
+expanded, 1/2/4-bit gray scales to 0..255, as gsmooth does.
 
 Each file ends in one of:
   same        both decode, same size, depth and pixels

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""corpus_batch.py: every external corpus file through one gsmooth batch: under valgrind (no error may be reported), or twice under different heap contents (MALLOC_PERTURB_), where every output and every verdict must be the same bytes.
+"""corpus_batch.py: every external corpus file through one gsmooth batch.
+
+Under valgrind (no error may be reported), or twice under different heap contents
+(MALLOC_PERTURB_), where every output and every verdict must be the same bytes.
 
 usage: corpus_batch.py GSMOOTH heap|valgrind
 

@@ -1,5 +1,12 @@
 #!/usr/bin/python3
-"""gif_check.py: GIF through gsmooth against files PIL wrote (interlaced and not, gray, transparency, local colour tables, several frames) and the same files reshaped block by block (a frame smaller than the screen or reaching past it, no colour table at all, the local table beside a wrong global one, a frame PIL wrote as a later frame now first); decoded samples compared with numpy and with PIL's own first frame, through a file and a pipe; the notes; --max-pixels on the grown screen; truncation.
+"""gif_check.py: GIF through gsmooth against files PIL wrote and reshaped ones.
+
+Files PIL wrote (interlaced and not, gray, transparency, local colour tables, several
+frames) and the same files reshaped block by block (a frame smaller than the screen or
+reaching past it, no colour table at all, the local table beside a wrong global one, a frame
+PIL wrote as a later frame now first); decoded samples compared with numpy and with PIL's
+own first frame, through a file and a pipe; the notes; --max-pixels on the grown screen;
+truncation.
 
 usage: gif_check.py GSMOOTH
 """

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""crosscheck.py: checks every golden output against the independent numpy reference (reference.py), starting from the generator's own arrays (not from gsmooth's decoders)."""
+"""crosscheck.py: checks every golden output against the independent numpy reference.
+
+The reference is reference.py; it starts from the generator's own arrays (not from gsmooth's
+decoders).
+"""
 import os
 import sys
 

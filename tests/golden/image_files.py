@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""image_files.py: reads what gsmooth writes (PNG through PIL or OpenCV, PGM parsed here, NPY through numpy) into arrays, for the golden scripts."""
+"""image_files.py: reads what gsmooth writes into arrays, for the golden scripts.
+
+PNG through PIL or OpenCV, PGM parsed here, NPY through numpy.
+"""
 import numpy as np
 
 try:  # Debian's python3-pil where the set-up script ran; OpenCV on the GPU machine

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""large_check.py: images several streaming strips tall (heights that are no multiple of a strip), 8 and 16-bit, through gsmooth's smoothing, integral rows and 2d (exact and viewing pictures), compared with the numpy reference on every CPU instruction set or on one named backend.
+"""large_check.py: images several streaming strips tall against the numpy reference.
+
+Heights that are no multiple of a strip, 8 and 16-bit, through gsmooth's smoothing, integral
+rows and 2d (exact and viewing pictures), on every CPU instruction set or on one named
+backend.
 
 usage: large_check.py GSMOOTH BACKEND      (BACKEND cpu: every instruction set this CPU runs;
                                            any other: that backend, exit 77 if unavailable)

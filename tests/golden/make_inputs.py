@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""make_inputs.py: writes the golden input images (deterministic) into tests/golden/inputs/: PNGs from the arrays below (the ground truth), and JPEGs encoded by PIL's libjpeg (whose ground truth is the decoder's own gray, reference.to_gray)."""
+"""make_inputs.py: writes the golden input images (deterministic).
+
+Into tests/golden/inputs/: PNGs from the arrays below (the ground truth), and JPEGs encoded
+by PIL's libjpeg (whose ground truth is the decoder's own gray, reference.to_gray).
+"""
 import os
 import sys
 

@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""reference.py: the independent numpy statement of gsmooth's semantics (smoothing, integrals, their dtype rule, the viewing picture, BT.601 gray), shared by crosscheck.py and large_check.py."""
+"""reference.py: the independent numpy statement of gsmooth's semantics.
+
+Smoothing, integrals, their dtype rule, the viewing picture, BT.601 gray; shared by
+crosscheck.py and large_check.py.
+"""
 import numpy as np
 
 

@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""regenerate.py: remakes tests/golden/expected/ from cases.txt with the CPU backend, replacing a file only when what it holds changed (decoded pixels, or the bytes of an NPY), then runs the numpy cross-check.
+"""regenerate.py: remakes tests/golden/expected/ from cases.txt with the CPU backend.
+
+A file is replaced only when what it holds changed (decoded pixels, or the bytes of an NPY);
+then the numpy cross-check runs.
 
 usage: regenerate.py GSMOOTH      (the CMake target regenerate-goldens runs it)
 """

@@ -1,4 +1,7 @@
-/* abi_version.c: the example plugin, complete and working, built to claim the ABI version GS_TEST_ABI_MAJOR.GS_TEST_ABI_MINOR (a host must refuse any major but its own, and any newer minor, for that reason alone). */
+/* abi_version.c: the example plugin, built to claim another ABI version. */
+/* Complete and working, it claims GS_TEST_ABI_MAJOR.GS_TEST_ABI_MINOR: a host must refuse
+ * any major but its own, and any newer minor, for that reason alone. */
+
 #include "gsmooth/gsmooth_plugin.h"
 
 /* The version of the header itself, for fixtures that claim it or the minor after it. */

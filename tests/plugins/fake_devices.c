@@ -1,4 +1,8 @@
-/* fake_devices.c: a test backend on the C reference that claims GS_FAKE_DEVICES devices (default 3) and logs which device each strip ran on (GS_FAKE_DEVICE_LOG), so machines without a GPU test how --devices spreads files and strips. */
+/* fake_devices.c: a test backend on the C reference with pretend devices. */
+/* It claims GS_FAKE_DEVICES devices (default 3) and logs which device each strip ran on
+ * (GS_FAKE_DEVICE_LOG), so machines without a GPU test how --devices spreads files and
+ * strips. */
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,7 @@
-/* fault_strip.c: a test plugin whose kernels work until the Nth strip call and then report a device failure, as a GPU that faults halfway through an image would. */
+/* fault_strip.c: a test plugin whose kernels fail at the Nth strip call. */
+/* Until then they work; then they report a device failure, as a GPU that faults halfway
+ * through an image would. */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

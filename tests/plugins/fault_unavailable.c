@@ -1,4 +1,6 @@
-/* fault_unavailable.c: a test plugin named "cuda" whose probe says it cannot run here, with a reason, as the real CUDA plugin does on a machine without a driver. */
+/* fault_unavailable.c: a test plugin "cuda" whose probe says it cannot run. */
+/* The probe gives a reason, as the real CUDA plugin does on a machine without a driver. */
+
 #include <stdio.h>
 
 #include "gsmooth/gsmooth_plugin.h"

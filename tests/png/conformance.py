@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""conformance.py: ctest png_conformance: PNGs written by libpng, OpenCV, PIL, vips and zlib streams made here, sized across each of the fast PNG reader's buffer and batch boundaries, then every one decoded by the fast reader and by libpng (test_png_conformance), which must agree on each.
+"""conformance.py: ctest png_conformance: PNGs sized across the fast reader's boundaries.
+PNGs written by libpng, OpenCV, PIL, vips and zlib streams made here, sized across each of
+the fast PNG reader's buffer and batch boundaries, then every one decoded by the fast reader
+and by libpng (test_png_conformance), which must agree on each.
 
 usage: conformance.py TEST_PNG_CONFORMANCE LIBPNG_WRITE [WORK_DIR]
 

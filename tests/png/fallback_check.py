@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""fallback_check.py: when the fast PNG reader refuses a regular file, libpng reads it again and gsmooth says so in one note; on a pipe, and with GSMOOTH_PNG_DECODER=fast, the first verdict stands.
+"""fallback_check.py: libpng rereads a file the fast PNG reader refuses, with a note.
+
+When the fast PNG reader refuses a regular file, libpng reads it again and gsmooth says so
+in one note; on a pipe, and with GSMOOTH_PNG_DECODER=fast, the first verdict stands.
 
 usage: fallback_check.py GSMOOTH INFLATE_FAULT.so
 

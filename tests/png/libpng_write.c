@@ -1,4 +1,7 @@
-/* libpng_write.c: writes one PNG with libpng from raw samples (the conformance test's libpng writer), with the IDAT size set through png_set_compression_buffer_size. */
+/* libpng_write.c: writes one PNG with libpng from raw samples. */
+/* The conformance test's libpng writer; the IDAT size is set through
+ * png_set_compression_buffer_size. */
+
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,8 @@
-"""pngcases.py: pixel contents, PNG types and the writers (libpng through tests/png/libpng_write, OpenCV, PIL, vips, zlib streams written here) shared by the PNG conformance test and the writer sweep."""
+"""pngcases.py: pixel contents, PNG types and writers shared by the PNG tests.
+
+The writers are libpng (through tests/png/libpng_write), OpenCV, PIL, vips and zlib streams
+written here; the PNG conformance test and the writer sweep share them.
+"""
 import os
 import shutil
 import struct

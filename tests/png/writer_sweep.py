@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""writer_sweep.py: the long version of png_conformance, run by hand (minutes, not for CI): PNGs from OpenCV at every level and strategy, PIL at levels 0/1/6/9 and optimize, vips at compression 1/6/9, ten sizes from 64x64 to 4096x4096, flat, photo-like and random, each decoded by the fast reader and by libpng (test_png_conformance), which must agree on every one.
+"""writer_sweep.py: the long version of png_conformance, run by hand.
+
+Minutes, not for CI: PNGs from OpenCV at every level and strategy, PIL at levels 0/1/6/9 and
+optimize, vips at compression 1/6/9, ten sizes from 64x64 to 4096x4096, flat, photo-like and
+random, each decoded by the fast reader and by libpng (test_png_conformance), which must
+agree on every one.
 
 usage: writer_sweep.py TEST_PNG_CONFORMANCE [--jobs N] [--types gray8,rgb8,...] [--sizes 64,...]
   e.g. /usr/bin/python3 tests/png/writer_sweep.py build/bin/test_png_conformance --jobs 2

@@ -1,5 +1,10 @@
 #!/usr/bin/python3
-"""pnm_check.py: Netpbm through gsmooth: PBM, PGM and PPM, plain (P1-P3) and binary (P4-P6), written by OpenCV, by PIL and by hand (maxvals that need scaling, 16-bit plain, comments where Netpbm takes them, CRLF), at sizes that cross the reader's buffers (the 64 KiB stream buffer and plain-text chunk, the 1 MiB stdio buffer); decoded samples compared with numpy, through a file and a pipe.
+"""pnm_check.py: Netpbm (PBM, PGM, PPM) through gsmooth.
+
+Plain (P1-P3) and binary (P4-P6), written by OpenCV, by PIL and by hand (maxvals that need
+scaling, 16-bit plain, comments where Netpbm takes them, CRLF), at sizes that cross the
+reader's buffers (the 64 KiB stream buffer and plain-text chunk, the 1 MiB stdio buffer);
+decoded samples compared with numpy, through a file and a pipe.
 
 usage: pnm_check.py GSMOOTH
 """

@@ -1,4 +1,7 @@
-/* inflate_fault.c: an LD_PRELOAD library that makes ISA-L's isal_inflate fail once, at the call GS_TEST_INFLATE_FAIL_CALL names (1 = the first), so the tests can see the fast PNG reader refuse a valid file and libpng take over. */
+/* inflate_fault.c: an LD_PRELOAD library that makes isal_inflate fail once. */
+/* It fails at the call GS_TEST_INFLATE_FAIL_CALL names (1 = the first), so the tests can
+ * see the fast PNG reader refuse a valid file and libpng take over. */
+
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <isa-l.h>

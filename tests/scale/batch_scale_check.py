@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""batch_scale_check.py: batch at scale through the built binary: --files-from/--files0-from mixed with positional inputs, --shard splits, --skip-existing, --manifest records (JSON, whole lines, non-UTF-8 names), outputs two inputs share, exit codes and one-line errors.
+"""batch_scale_check.py: batch at scale through the built binary.
+
+--files-from/--files0-from mixed with positional inputs, --shard splits, --skip-existing,
+--manifest records (JSON, whole lines, non-UTF-8 names), outputs two inputs share, exit
+codes and one-line errors.
 
 usage: batch_scale_check.py GSMOOTH
 """

@@ -1,4 +1,8 @@
-"""checklog.py: the scale checks' shared tally: check() counts a result and prints a FAIL line, same() compares two files byte for byte, summary() prints the counts and gives the exit status."""
+"""checklog.py: the scale checks' shared tally.
+
+check() counts a result and prints a FAIL line, same() compares two files byte for byte,
+summary() prints the counts and gives the exit status.
+"""
 _failures = []
 _passed = 0
 

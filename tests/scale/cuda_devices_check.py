@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""cuda_devices_check.py: the CUDA backend on every device of this machine (--devices all) against one device and the CPU, byte for byte: one image several strips tall (its strips spread over the devices) in every mode, and a batch (its files spread). Exit 77 without a CUDA device.
+"""cuda_devices_check.py: the CUDA backend on every device against one device and the CPU.
+
+Byte for byte, --devices all against one device and the CPU: one image several strips tall
+(its strips spread over the devices) in every mode, and a batch (its files spread). Exit 77
+without a CUDA device.
 
 usage: cuda_devices_check.py GSMOOTH
 """

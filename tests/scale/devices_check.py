@@ -1,5 +1,9 @@
 #!/usr/bin/python3
-"""devices_check.py: --devices and GSMOOTH_DEVICES on a test backend with pretend devices (tests/plugins/fake_devices.c): one image's strips spread over the chosen devices (not the 2d integral's), batch files spread over them, the bytes always those of the CPU backend.
+"""devices_check.py: --devices and GSMOOTH_DEVICES on a backend with pretend devices.
+
+The test backend is tests/plugins/fake_devices.c: one image's strips spread over the chosen
+devices (not the 2d integral's), batch files spread over them, the bytes always those of the
+CPU backend.
 
 usage: devices_check.py GSMOOTH FAKE_DEVICES_SO
 """

@@ -1,5 +1,8 @@
 #!/bin/bash
-# parallel_check.sh: the README's GNU parallel recipes (3 shards with --shard/--files-from/--manifest; files fed in groups with -X) end byte-identical to one gsmooth process, each input done once.
+# parallel_check.sh: the README's GNU parallel recipes, byte-identical to one process.
+#
+# 3 shards with --shard/--files-from/--manifest, and files fed in groups with -X, end
+# byte-identical to one gsmooth process, each input done once.
 # usage: parallel_check.sh GSMOOTH_BINARY   (installs Debian parallel with apt-get if missing, as root; exit 77 = skipped)
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 GSMOOTH_BINARY" >&2; exit 2; }

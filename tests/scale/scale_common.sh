@@ -1,4 +1,7 @@
-# scale_common.sh: shared by the scale tests (sourced, bash): PASS/FAIL/skip lines, the python3 that has numpy, and a quiet apt-get install that starts no services.
+# scale_common.sh: shared by the scale tests (sourced, bash).
+#
+# PASS/FAIL/skip lines, the python3 that has numpy, and a quiet apt-get install that starts
+# no services.
 failures=0
 skip() { echo "skipped: $*"; exit 77; }
 pass() { echo "PASS: $*"; }

@@ -1,5 +1,8 @@
 #!/bin/bash
-# slurm_check.sh: a private one-node Slurm runs gsmooth as a 4-task array (--shard, --files-from, --manifest), and a SIGKILLed batch resumes with --skip-existing; outputs equal a one-process run byte for byte.
+# slurm_check.sh: gsmooth as a Slurm array on a private one-node Slurm.
+#
+# A 4-task array (--shard, --files-from, --manifest), and a SIGKILLed batch resumed with
+# --skip-existing; outputs equal a one-process run byte for byte.
 # usage: slurm_check.sh GSMOOTH_BINARY   (root; installs Debian slurm-wlm and munge with apt-get if missing; exit 77 = skipped)
 # Starts munged, slurmctld and slurmd of its own (private socket, loopback ports, state in a
 # temporary directory) and stops them by PID on exit; the system's services are not touched.

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""reader_boundaries.py: JPEG (libjpeg-turbo's source manager) and PSD (stb_image behind its callbacks) with their bytes placed across each input buffer's edge, -1, 0 and +1 byte, through a file and through a pipe, against PIL's pixels.
+"""reader_boundaries.py: JPEG and PSD bytes placed across each input buffer's edge.
+
+JPEG (libjpeg-turbo's source manager) and PSD (stb_image behind its callbacks), -1, 0 and +1
+byte across each edge, through a file and through a pipe, against PIL's pixels.
 
 usage: reader_boundaries.py GSMOOTH
 

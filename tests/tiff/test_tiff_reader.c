@@ -1,4 +1,9 @@
-/* test_tiff_reader.c: Check suite for the TIFF reader's blocks: TIFFs written here by libtiff (packed 1/2/4-bit gray, palettes, 16-bit planes, tiles, subsampled YCbCr) read any number of rows at a time with a loose stride, from a file and from memory, equal to one read of the whole image and, for YCbCr, to libtiff's own whole-image RGBA read. */
+/* test_tiff_reader.c: Check suite for the TIFF reader's blocks. */
+/* TIFFs written here by libtiff (packed 1/2/4-bit gray, palettes, 16-bit planes, tiles,
+ * subsampled YCbCr) are read any number of rows at a time with a loose stride, from a file
+ * and from memory, and must equal one read of the whole image and, for YCbCr, libtiff's own
+ * whole-image RGBA read. */
+
 #include <check.h>
 #include <tiffio.h>
 

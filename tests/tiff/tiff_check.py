@@ -1,5 +1,16 @@
 #!/usr/bin/python3
-"""tiff_check.py: TIFF through gsmooth against an independent writer and reader: files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray, gray+alpha, RGB, RGBA, separate planes, MinIsWhite 8 and 16-bit, deflate+predictor, LZMA, several pages; 1/2/4-bit gray and 1/4/8/16-bit palettes, packed and FillOrder 2; 8/16-bit CMYK; uncompressed and deflated YCbCr) and by PIL's libtiff codecs (LZW, PackBits, deflate; JPEG in RGB and YCbCr; CCITT G3/G4); libtiff's old-style JPEG test images against PIL; decoded samples, smoothing on every axis and integrals compared with numpy; BT.601's rounding on every 8-bit triple that lands on .5; what gsmooth writes read back by tifffile; refusals (float, signed, 32-bit, inks other than CMYK, L*a*b*, strip tables that RowsPerStrip does not make) with their message; the band reader swept across its own buffers' edges and gsmooth's strips, through a file and through a pipe.
+"""tiff_check.py: TIFF through gsmooth against an independent writer and reader.
+
+Files written by tifffile (strips, tiles, BigTIFF, 8/16-bit, both byte orders, gray,
+gray+alpha, RGB, RGBA, separate planes, MinIsWhite 8 and 16-bit, deflate+predictor, LZMA,
+several pages; 1/2/4-bit gray and 1/4/8/16-bit palettes, packed and FillOrder 2; 8/16-bit
+CMYK; uncompressed and deflated YCbCr) and by PIL's libtiff codecs (LZW, PackBits, deflate;
+JPEG in RGB and YCbCr; CCITT G3/G4); libtiff's old-style JPEG test images against PIL;
+decoded samples, smoothing on every axis and integrals compared with numpy; BT.601's
+rounding on every 8-bit triple that lands on .5; what gsmooth writes read back by tifffile;
+refusals (float, signed, 32-bit, inks other than CMYK, L*a*b*, strip tables that
+RowsPerStrip does not make) with their message; the band reader swept across its own
+buffers' edges and gsmooth's strips, through a file and through a pipe.
 
 usage: tiff_check.py GSMOOTH
 """
