@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 # imagecodecs, python3-opencv the corpora's reference for PNG (libpng) and a second one for
 # JPEG and BMP, and with libvips-tools writes PNGs as those programs do for the PNG
 # conformance test; python3-pytest the Python module's tests.
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv libvips-tools"
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv libvips-tools groff-base lowdown"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
