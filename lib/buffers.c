@@ -3,16 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_call.h"
 #include "library.h"
 #include "pipeline.h"
-
-/* What one buffer call computes. */
-typedef struct buffer_work {
-    gs_mode mode;    /* smoothing or an integral */
-    uint32_t iters;  /* smoothing passes */
-    uint32_t axes;   /* smoothing axes, GS_AXIS_* */
-    uint32_t op;     /* the GS_OP_* it needs */
-} buffer_work;
 
 static size_t row_bytes(const gsmooth_image *im) { return (size_t)im->width * (im->bits / 8); }
 
@@ -72,52 +65,27 @@ static gs_status check_pair(const gsmooth_image *src, const gsmooth_image *dst, 
     return GS_OK;
 }
 
-static gs_status backend_failed(const gs_plugin_desc *d, gs_plugin_status prc, const char *msg,
-                                char *err, size_t err_size)
-{
-    return gs_fail(err, err_size,
-                   prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM
-                   : prc == GS_PLUGIN_ERR_INVALID ? GS_ERR_USAGE : GS_ERR_BACKEND,
-                   "backend %s failed: %s", d->name, msg[0] ? msg : "no reason given");
-}
-
 /* Rows [y0, y0 + rows) of the image on one instance. Smoothing down columns reads up to
  * `iters` rows more on each side (the plugin ABI's halo rule), so the rows written are
- * exactly those of the whole image. */
-static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, const buffer_work *w,
+ * exactly those of the whole image. The rows are the whole 2d table's (one share), so its
+ * column sums start at zero. */
+static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, const gs_work *w,
                           const gsmooth_image *src, const gsmooth_image *dst, uint32_t y0,
                           uint32_t rows, char *err, size_t err_size)
 {
-    const uint32_t above = w->op == GS_OP_SMOOTH_AXES ? (y0 < w->iters ? y0 : w->iters) : 0;
+    const int halo = gs_work_op(w) == GS_OP_SMOOTH_AXES;
+    const uint32_t above = halo ? (y0 < w->iters ? y0 : w->iters) : 0;
     const uint32_t left = src->height - (y0 + rows);
-    const uint32_t below = w->op == GS_OP_SMOOTH_AXES ? (left < w->iters ? left : w->iters) : 0;
+    const uint32_t below = halo ? (left < w->iters ? left : w->iters) : 0;
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), src->width, rows, src->bits, dst->bits,
                       (const char *)src->data + (size_t)(y0 - above) * src->stride, src->stride,
                       (char *)dst->data + (size_t)y0 * dst->stride, dst->stride};
-    char msg[GS_ERR_SIZE] = "";
-    gs_plugin_status prc;
     void *column_sums = NULL;
-    switch (w->op) {
-    case GS_OP_INTEGRAL_ROWS: prc = d->integral_rows(inst, &strip, msg, sizeof msg); break;
-    case GS_OP_INTEGRAL_2D:
-        column_sums = calloc(src->width, dst->bits / 8);
-        if (!column_sums) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-        prc = d->integral_2d(inst, &strip, column_sums, msg, sizeof msg);
-        free(column_sums);
-        break;
-    case GS_OP_SMOOTH_AXES:
-        prc = d->smooth_axes(inst, &strip, w->axes, above, below, w->iters, msg, sizeof msg);
-        break;
-    default: prc = d->smooth_rows(inst, &strip, w->iters, msg, sizeof msg); break;
-    }
-    return prc == GS_PLUGIN_OK ? GS_OK : backend_failed(d, prc, msg, err, err_size);
-}
-
-/* The chosen backend takes samples of `bits` bits. */
-static gs_status check_depth(const gs_plugin_desc *d, uint32_t bits, char *err, size_t err_size)
-{
-    if (d->depths & (bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)) return GS_OK;
-    return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples", d->name, bits);
+    if (w->mode == GS_MODE_INTEGRAL_2D && !(column_sums = calloc(src->width, dst->bits / 8)))
+        return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    gs_status rc = gs_backend_run(d, inst, w, &strip, above, below, column_sums, err, err_size);
+    free(column_sums);
+    return rc;
 }
 
 /* A share of rows for one runner (device) of a host-memory call. */
@@ -126,7 +94,7 @@ typedef struct share {
     const gs_plugin_desc *desc;
     gs_plugin_instance *instance; /* runner 0's comes from select; the others make their own */
     unsigned runner;
-    const buffer_work *work;
+    const gs_work *work;
     const gsmooth_image *src, *dst;
     uint32_t y0, rows;
     gs_status rc;
@@ -146,23 +114,21 @@ static void *run_share(void *arg)
 
 /* Host memory: the backend auto picks for the work, the rows cut into one share per device
  * the context uses (the 2d table's columns run top to bottom: one share). */
-static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+static gs_status run_host(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
                           const gsmooth_image *dst, char *err, size_t err_size)
 {
-    const uint32_t axis_count = w->axes == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
-    const uint64_t passes = w->mode != GS_MODE_SMOOTH || w->iters == 0 ? 1u : (uint64_t)w->iters * axis_count;
     const gs_plugin_desc *d = NULL;
     gs_plugin_instance *inst = NULL;
-    gs_status rc = gs_instances_select(&ctx->instances, w->op, (uint64_t)src->width * src->height * passes,
+    gs_status rc = gs_instances_select(&ctx->instances, gs_work_op(w), gs_work_size(w, src->width, src->height),
                                     &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
-    if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
+    if ((rc = gs_backend_takes(d, w, src->bits, err, err_size)) != GS_OK) return rc;
     const size_t align = d->alignment;
     if ((uintptr_t)src->data % align || src->stride % align || (uintptr_t)dst->data % align ||
         dst->stride % align)
         return gs_fail(err, err_size, GS_ERR_USAGE, "backend %s needs rows aligned to %zu bytes",
                        d->name, align);
-    unsigned runners = w->op == GS_OP_INTEGRAL_2D ? 1u : gs_instances_runners(&ctx->instances, d);
+    unsigned runners = w->mode == GS_MODE_INTEGRAL_2D ? 1u : gs_instances_runners(&ctx->instances, d);
     if (runners > src->height) runners = src->height;
     if (runners > GS_MAX_RUNNERS) runners = GS_MAX_RUNNERS;
     if (runners <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
@@ -195,20 +161,20 @@ static gs_status run_host(gsmooth_context *ctx, const buffer_work *w, const gsmo
 }
 
 /* CUDA memory: a backend that takes device memory, on the buffers' device, in one call. */
-static gs_status run_device(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+static gs_status run_device(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
                             const gsmooth_image *dst, char *err, size_t err_size)
 {
     const gs_plugin_desc *d = NULL;
     gs_plugin_instance *inst = NULL;
     if (src->device < 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
-    gs_status rc = gs_instances_device_memory(&ctx->instances, w->op, src->device, &d, &inst, err, err_size);
+    gs_status rc = gs_instances_device_memory(&ctx->instances, gs_work_op(w), src->device, &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
-    if ((rc = check_depth(d, src->bits, err, err_size)) != GS_OK) return rc;
+    if ((rc = gs_backend_takes(d, w, src->bits, err, err_size)) != GS_OK) return rc;
     return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
 }
 
-static gsmooth_status run(gsmooth_context *ctx, const buffer_work *w, const gsmooth_image *src,
+static gsmooth_status run(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
                           const gsmooth_image *dst, uint32_t dst_bits, char *err, size_t err_size)
 {
     if (!ctx) return gs_fail(err, err_size, GS_ERR_USAGE, "null context");
@@ -227,8 +193,7 @@ gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
 {
     gs_status rc = gs_check_smoothing(iters, axes, err, err_size);
     if (rc != GS_OK) return rc;
-    if (!axes) axes = GSMOOTH_AXIS_X;
-    buffer_work w = {GS_MODE_SMOOTH, iters, axes, axes & GS_AXIS_Y ? GS_OP_SMOOTH_AXES : GS_OP_SMOOTH_ROWS};
+    const gs_work w = {GS_MODE_SMOOTH, iters, axes, GS_DEPTH_KEEP, 0};
     return run(ctx, &w, src, dst, src ? src->bits : 0, err, err_size);
 }
 
@@ -248,8 +213,7 @@ gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
     if (mode != GSMOOTH_INTEGRAL_ROWS && mode != GSMOOTH_INTEGRAL_2D)
         return gs_fail(err, err_size, GS_ERR_USAGE, "integral mode is GSMOOTH_INTEGRAL_ROWS or GSMOOTH_INTEGRAL_2D, not %d", (int)mode);
     const int rows = mode == GSMOOTH_INTEGRAL_ROWS;
-    buffer_work w = {rows ? GS_MODE_INTEGRAL_ROWS : GS_MODE_INTEGRAL_2D, 0, 0,
-                     rows ? GS_OP_INTEGRAL_ROWS : GS_OP_INTEGRAL_2D};
+    const gs_work w = {rows ? GS_MODE_INTEGRAL_ROWS : GS_MODE_INTEGRAL_2D, 0, 0, GS_DEPTH_KEEP, 0};
     const uint32_t bits = src ? gsmooth_integral_bits(mode, src->bits, src->width, src->height) : 0;
     return run(ctx, &w, src, dst, bits, err, err_size);
 }

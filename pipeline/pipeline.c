@@ -25,19 +25,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The axes smoothing runs along (GS_AXIS_*): rows unless asked otherwise. */
-static uint32_t work_axes(const gs_work *w) { return w->axes ? w->axes : GS_AXIS_X; }
-
-/* The GS_OP_* bit the work needs. */
-static uint32_t work_op(const gs_work *w)
-{
-    switch (w->mode) {
-    case GS_MODE_INTEGRAL_ROWS: return GS_OP_INTEGRAL_ROWS;
-    case GS_MODE_INTEGRAL_2D: return GS_OP_INTEGRAL_2D;
-    default: return work_axes(w) & GS_AXIS_Y ? GS_OP_SMOOTH_AXES : GS_OP_SMOOTH_ROWS;
-    }
-}
-
 /* Zero-filled: a strip buffer never carries earlier heap contents (another file's pixels,
  * in a batch) to an output, even if a decoder or backend left part of it unwritten. The
  * decoders and backends write every sample (fuzz_decode.c and valgrind check that);
@@ -95,33 +82,19 @@ static uint32_t window_end(const plan *p, uint32_t i)
     return (uint32_t)(y < p->height ? y : p->height);
 }
 
-/* One strip through the backend's operation for the mode. For smoothing down columns, src
- * is the strip's window: `above` rows of halo, the strip's `rows`, then `below` more. */
+/* One strip through the backend (gs_backend_run); the error names the input. For smoothing
+ * down columns, src is the strip's window: `above` rows of halo, the strip's `rows`, then
+ * `below` more. */
 static gs_status compute_strip(const plan *p, gs_plugin_instance *instance, const void *src,
                                void *dst, uint32_t rows, uint32_t above, uint32_t below,
                                char *err, size_t err_size)
 {
-    const gs_plugin_desc *d = p->backend;
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
                       src, p->in_stride, dst, p->out_stride};
-    char msg[GS_ERR_SIZE] = "";
-    gs_plugin_status prc;
-    switch (p->job->work.mode) {
-    case GS_MODE_INTEGRAL_ROWS: prc = d->integral_rows(instance, &strip, msg, sizeof msg); break;
-    case GS_MODE_INTEGRAL_2D:
-        prc = d->integral_2d(instance, &strip, p->column_sums, msg, sizeof msg);
-        break;
-    default:
-        if (work_op(&p->job->work) == GS_OP_SMOOTH_AXES)
-            prc = d->smooth_axes(instance, &strip, work_axes(&p->job->work), above, below,
-                                 p->job->work.iters, msg, sizeof msg);
-        else
-            prc = d->smooth_rows(instance, &strip, p->job->work.iters, msg, sizeof msg);
-        break;
-    }
-    if (prc == GS_PLUGIN_OK) return GS_OK;
-    return gs_fail(err, err_size, prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
-                   "%s: backend %s failed: %s", p->input, d->name, msg[0] ? msg : "no reason given");
+    char msg[GS_ERR_SIZE];
+    gs_status rc = gs_backend_run(p->backend, instance, &p->job->work, &strip, above, below,
+                                  p->column_sums, msg, sizeof msg);
+    return rc == GS_OK ? GS_OK : gs_fail(err, err_size, rc, "%s: %s", p->input, msg);
 }
 
 /* Time a backend measured on its device (gs_plugin_timings), summed over instances. */
@@ -575,18 +548,17 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
     facts->width = info.width, facts->height = info.height, facts->bits = info.bits;
-    const uint32_t axis_count = work_axes(o) == (GS_AXIS_X | GS_AXIS_Y) ? 2u : 1u;
-    uint64_t work = (uint64_t)p.width * p.height * (integral || o->iters == 0 ? 1u : o->iters * axis_count);
-    rc = job->select(job->select_ctx, work_op(o), work, &p.backend, &p.instance, msg, sizeof msg);
+    rc = job->select(job->select_ctx, gs_work_op(o), gs_work_size(o, p.width, p.height), &p.backend,
+                     &p.instance, msg, sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
     const gs_plugin_desc *d = p.backend;
     facts->backend = d->name;
-    if (!(d->depths & (p.in_bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8))) {
-        rc = gs_fail(err, err_size, GS_ERR_BACKEND, "%s: backend %s does not take %u-bit samples",
-                     input, d->name, p.in_bits);
+    rc = gs_backend_takes(d, o, p.in_bits, msg, sizeof msg);
+    if (rc != GS_OK) {
+        gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
     }
     p.out_bits = o->mode == GS_MODE_INTEGRAL_ROWS ? gs_integral_rows_bits(p.in_bits, p.width)
@@ -604,7 +576,7 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     /* Down columns, each strip is decoded with `halo` rows above and below it: strips of 8
      * halos keep that extra work to a quarter while a window fits HALO_WINDOW_BYTES, and
      * strips are never under 2 halos (half). */
-    p.halo = work_op(o) == GS_OP_SMOOTH_AXES ? o->iters : 0;
+    p.halo = gs_work_op(o) == GS_OP_SMOOTH_AXES ? o->iters : 0;
     if (p.halo) {
         uint64_t want = 8ull * p.halo, fits = HALO_WINDOW_BYTES / p.in_stride;
         if (want > fits) want = fits;

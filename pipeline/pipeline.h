@@ -4,25 +4,10 @@
 
 #include <stdint.h>
 
+#include "backend_call.h" /* gs_work: what to compute */
 #include "encode_settings.h"
 #include "gsmooth/gsmooth_plugin.h"
 #include "status.h"
-
-typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2D } gs_mode;
-typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
-
-/* Passes when none are asked for, and the default pixel limit (2^30). */
-#define GS_DEFAULT_ITERS 3u
-#define GS_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
-
-/* What to compute for each file. */
-typedef struct gs_work {
-    gs_mode mode;          /* smoothing or one of the integrals */
-    uint32_t iters;        /* smoothing passes, 0..GS_PLUGIN_MAX_ITERS */
-    uint32_t axes;         /* smoothing: GS_AXIS_X (0 means X too), GS_AXIS_Y, or both */
-    gs_depth_choice depth; /* output sample depth (smoothing) */
-    uint64_t max_pixels;   /* larger headers are refused before any pixel memory */
-} gs_work;
 
 /* Where the time of one file went, in nanoseconds. */
 typedef struct gs_phase_times {
@@ -40,7 +25,7 @@ typedef struct gs_image_facts {
 typedef void (*gs_note_fn)(void *user, const char *file, const char *message);
 
 /* Picks the backend once the image header is known: it must implement the GS_OP_* bits
- * `ops`; `work` is pixels x passes. */
+ * `ops`; `work` is the work's size (gs_work_size). */
 typedef gs_status (*gs_select_fn)(void *ctx, uint32_t ops, uint64_t work,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size);

@@ -1,4 +1,4 @@
-/* test_library.c: libgsmooth's public C API (gsmooth.h) as a third party uses it, built against an install through `pkg-config gsmooth`: in-memory calls with strides against the golden images, file to file, and every refusal. */
+/* test_library.c: libgsmooth's public C API (gsmooth.h) as a third party uses it, built against an install through `pkg-config gsmooth`: in-memory calls with strides against the golden images, file to file, every refusal, and a plugin's failures. */
 #include <check.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -560,6 +560,81 @@ START_TEST(backends_listed)
 }
 END_TEST
 
+/* ---- a plugin's failure, through both doors into a backend: the buffer calls and the file
+ * calls give the same status, and the plugin's words ---- */
+
+/* tests/plugins/refuse_args.c's words, and its failures' statuses: invalid arguments are the
+ * backend's failure (the library checked them itself), out of memory stays so. */
+#define REFUSE_ARGS_INVALID "test plugin refuses these arguments"
+#define REFUSE_ARGS_NOMEM "test plugin out of memory"
+
+static gsmooth_context *refusing_context(void)
+{
+    const char *plugin = getenv("GS_TEST_REFUSE_ARGS");
+    ck_assert_msg(plugin && plugin[0], "GS_TEST_REFUSE_ARGS names the refuse_args test plugin");
+    gsmooth_context_options o;
+    gsmooth_context_options_init(&o);
+    o.backend = plugin;
+    gsmooth_context *ctx = NULL;
+    char err[GSMOOTH_ERR_SIZE];
+    ck_assert_msg(gsmooth_context_create(&o, &ctx, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    return ctx;
+}
+
+static void assert_plugin_failed(const char *err, const char *reason)
+{
+    ck_assert_msg(strstr(err, "backend refuse-args failed: ") != NULL, "message: %s", err);
+    ck_assert_msg(strstr(err, reason) != NULL, "message: %s", err);
+}
+
+START_TEST(plugin_failure_in_memory)
+{
+    gsmooth_context *ctx = refusing_context();
+    char err[GSMOOTH_ERR_SIZE];
+    uint8_t a[6 * 4] = {0}, b[6 * 4] = {0};
+    uint32_t sums[6 * 4] = {0};
+    gsmooth_image src = {a, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0}, dst = {b, 6, 6, 4, 8, GSMOOTH_MEMORY_HOST, 0};
+    gsmooth_image table = {sums, 6 * sizeof *sums, 6, 4, 32, GSMOOTH_MEMORY_HOST, 0};
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, GSMOOTH_AXIS_X, err, sizeof err), GSMOOTH_ERR_BACKEND);
+    assert_plugin_failed(err, REFUSE_ARGS_INVALID);
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, GSMOOTH_AXIS_Y, err, sizeof err), GSMOOTH_ERR_BACKEND);
+    assert_plugin_failed(err, REFUSE_ARGS_INVALID);
+    ck_assert_int_eq(gsmooth_integral(ctx, &src, &table, GSMOOTH_INTEGRAL_ROWS, err, sizeof err), GSMOOTH_ERR_NOMEM);
+    assert_plugin_failed(err, REFUSE_ARGS_NOMEM);
+    ck_assert_int_eq(gsmooth_integral(ctx, &src, &table, GSMOOTH_INTEGRAL_2D, err, sizeof err), GSMOOTH_ERR_NOMEM);
+    assert_plugin_failed(err, REFUSE_ARGS_NOMEM);
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+/* One file through the refusing plugin: the status, the message led by the input's name,
+ * and no output. */
+static void check_file_failure(gsmooth_work_kind kind, uint32_t axes, const char *output,
+                               gsmooth_status want, const char *reason)
+{
+    gsmooth_context *ctx = refusing_context();
+    char in[4200], out[4200], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/inputs/gradient.png", golden);
+    snprintf(out, sizeof out, "%s/%s", scratch, output);
+    gsmooth_file_options fo;
+    gsmooth_file_options_init(&fo);
+    fo.kind = kind, fo.axes = axes;
+    ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), want);
+    assert_plugin_failed(err, reason);
+    ck_assert_msg(strncmp(err, in, strlen(in)) == 0, "message: %s", err);
+    ck_assert_int_ne(access(out, F_OK), 0);
+    gsmooth_context_destroy(ctx);
+}
+
+START_TEST(plugin_failure_from_files)
+{
+    check_file_failure(GSMOOTH_WORK_SMOOTH, GSMOOTH_AXIS_X, "refused_x.png", GSMOOTH_ERR_BACKEND, REFUSE_ARGS_INVALID);
+    check_file_failure(GSMOOTH_WORK_SMOOTH, GSMOOTH_AXIS_Y, "refused_y.png", GSMOOTH_ERR_BACKEND, REFUSE_ARGS_INVALID);
+    check_file_failure(GSMOOTH_WORK_INTEGRAL_ROWS, 0, "refused_rows.npy", GSMOOTH_ERR_NOMEM, REFUSE_ARGS_NOMEM);
+    check_file_failure(GSMOOTH_WORK_INTEGRAL_2D, 0, "refused_2d.npy", GSMOOTH_ERR_NOMEM, REFUSE_ARGS_NOMEM);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -586,6 +661,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, older_struct_sizes);
     tcase_add_test(tc, file_skip_existing);
     tcase_add_test(tc, own_words);
+    tcase_add_test(tc, plugin_failure_in_memory);
+    tcase_add_test(tc, plugin_failure_from_files);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
