@@ -74,7 +74,7 @@ cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resi
  * variant stores a run of `out_span` pixels a segment, read with the halo on each side; the
  * registers variant starts segment s at s x out_span and stores from the row's start or its
  * left halo's end to the row's end or its right halo's start (halo_segments in
- * smooth_registers.cu). A row that fits one segment has no halo and only its true ends use
+ * registers_kernels.cuh). A row that fits one segment has no halo and only its true ends use
  * the adaptive count.
  */
 struct SegmentGeom {

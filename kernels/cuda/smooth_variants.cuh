@@ -97,7 +97,7 @@ cudaError_t smooth_registers(gs_cuda_smooth_variant variant, const void *d_src, 
 size_t smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters);
 
 /* The registers variant's launch for at most kFewPassesMax passes from integer samples
- * (smooth_few_passes.cu): in_kind 8 or 16, out_kind the same or kKindFloat. few_passes_fit
+ * (registers_few_passes.cu): in_kind 8 or 16, out_kind the same or kKindFloat. few_passes_fit
  * says whether a launch of this shape can take it (not one-pixel rows with passes: they
  * take none, smooth_with). */
 constexpr uint32_t kFewPassesMax = 4;
