@@ -15,7 +15,7 @@ target_link_libraries(test_cuda PRIVATE PkgConfig::CHECK ${CMAKE_DL_LIBS})
 add_dependencies(test_cuda gsmooth_cpu gsmooth_cuda)
 add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS_CUDA_PLUGIN})
 set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
-  ENVIRONMENT "GSMOOTH_CUDA_VARIANT=;CK_FORK=no")
+  ENVIRONMENT "CK_FORK=no")
 
 # The device proof behind the registers kernel's fast arithmetic (label gpu; 77 without a device).
 add_executable(test_cuda_arith ${CMAKE_CURRENT_LIST_DIR}/test_cuda_arith.cu)

@@ -25,7 +25,7 @@ static long lone_one_mismatches(uint32_t width, uint32_t at, uint32_t bits, uint
     const float *want = gs_ref_smooth_row_float(in, width, bits, iters, scratch);
     void *d_in = NULL, *d_scr = NULL;
     float *d_out = NULL;
-    const size_t scr = gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, width, 1, iters);
+    const size_t scr = gs_cuda_smooth_scratch_bytes(width, 1, iters);
     cudaError_t e = cudaMalloc(&d_in, pitch);
     if (e == cudaSuccess) e = cudaMalloc(&d_out, float_pitch);
     if (e == cudaSuccess && scr) e = cudaMalloc(&d_scr, scr);

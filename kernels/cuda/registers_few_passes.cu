@@ -4,7 +4,8 @@
 #include "packed_passes.cuh"
 #include "registers_pixels.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
+#include "registers.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>

@@ -8,7 +8,8 @@
 #include "mbarrier.cuh"
 #include "registers_pixels.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
+#include "registers.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>

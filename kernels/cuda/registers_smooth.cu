@@ -1,4 +1,5 @@
-/* registers_smooth.cu: the registers smoothing variant's entries: the product's choice of kernels, and the launches the bench pins. */
+/* registers_smooth.cu: the product's choices of the registers kernels: fast arithmetic, integer few-pass launches, prefetch where it wins. */
+#include "registers.cuh"
 #include "registers_kernels.cuh"
 
 namespace {
@@ -11,35 +12,21 @@ bool default_prefetches(uint32_t iters)
 
 } /* namespace */
 
-/* ---- the variant's entry, and the proof of its arithmetic ---- */
+/* ---- the variant's entries ---- */
 
 size_t gs_cuda::smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters)
 {
     return chain_scratch_bytes(width, rows, iters, max_passes_per_launch(width));
 }
 
-cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void *d_src,
-                                      size_t src_pitch, void *d_dst, size_t dst_pitch,
-                                      uint32_t width, uint32_t rows, uint32_t bits,
-                                      uint32_t iters, void *d_scratch, size_t scratch_bytes,
-                                      cudaStream_t stream)
+cudaError_t gs_cuda::smooth_registers(const void *d_src, size_t src_pitch, void *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      uint32_t bits, uint32_t iters, void *d_scratch,
+                                      size_t scratch_bytes, cudaStream_t stream)
 {
-    switch (variant) {
-    case GS_CUDA_SMOOTH_REGISTERS:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes,
-                                          default_prefetches(iters), true, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
-        return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                       iters, d_scratch, scratch_bytes, false, false, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, false, false, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, true, false, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
+                                      d_scratch, scratch_bytes, default_prefetches(iters), true,
+                                      stream);
 }
 
 cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,

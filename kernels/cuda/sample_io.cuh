@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 /* The largest value of each sample type, as the float that quantisation clamps to. */

@@ -3,7 +3,7 @@
 #include "launch_common.cuh"
 #include "packed_passes.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>

@@ -14,11 +14,6 @@
 static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
 
 /*
- * Environment: GSMOOTH_CUDA_VARIANT=registers|shared-tiles|pingpong picks the smoothing
- * kernel when an instance is created (default registers; shared-tiles is the double-
- * buffered shared-memory design gsmooth grew from, pingpong the bench's global-memory
- * baseline). Anything else makes create fail with a message.
- *
  * A strip call cuts the strip into chunks of rows (at most kChunkBytes in any one buffer,
  * so device memory stays bounded whatever the strip size) and runs them round-robin on
  * kStreams streams: while one chunk's rows are copied into its pinned staging buffer on the
@@ -53,7 +48,6 @@ struct lane_buffers {
 struct gs_plugin_instance {
     int device;                       /* CUDA device ordinal */
     bool device_memory;               /* strips are in device memory (ABI 1.3 config.memory) */
-    gs_cuda_smooth_variant variant;   /* from GSMOOTH_CUDA_VARIANT at create */
     cudaStream_t stream[kStreams];    /* one per staging buffer */
     lane_buffers lane[kStreams];      /* buffers, sized by `cap_*` below */
     size_t cap_h_in, cap_h_out;       /* bytes of each h_in / h_out */
@@ -196,40 +190,17 @@ void cuda_destroy(gs_plugin_instance *inst)
     free(inst);
 }
 
-/* GSMOOTH_CUDA_VARIANT's values. */
-const struct {
-    const char *name;
-    gs_cuda_smooth_variant variant;
-} variant_names[] = {
-    {"registers", GS_CUDA_SMOOTH_REGISTERS},
-    {"shared-tiles", GS_CUDA_SMOOTH_SHARED_TILES},
-    {"pingpong", GS_CUDA_SMOOTH_PINGPONG},
-};
-
 gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance **out,
                              char *err, size_t err_size)
 {
     device_scope keep_device;
     gs_plugin_status prc = GS_PLUGIN_OK;
     gs_plugin_instance *inst = NULL;
-    gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_REGISTERS;
     int device = 0, count = 0;
     cudaError_t e;
 
     if (!out) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
     *out = NULL;
-    const char *env = getenv("GSMOOTH_CUDA_VARIANT");
-    if (env && *env) {
-        size_t i = 0, n = sizeof variant_names / sizeof variant_names[0];
-        while (i < n && strcmp(env, variant_names[i].name) != 0) ++i;
-        if (i == n) {
-            prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
-                                 "GSMOOTH_CUDA_VARIANT=%s: expected registers, shared-tiles or pingpong",
-                                 env);
-            goto cleanup;
-        }
-        variant = variant_names[i].variant;
-    }
     if (config && config->struct_size >= offsetof(gs_plugin_config, device) + sizeof(int32_t) &&
         config->device >= 0)
         device = config->device;
@@ -255,7 +226,6 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
         goto cleanup;
     }
     inst->device = device;
-    inst->variant = variant;
     inst->device_memory =
         config && config->struct_size >= offsetof(gs_plugin_config, memory) + sizeof(uint32_t) &&
         config->memory == GS_MEMORY_DEVICE;
@@ -367,8 +337,8 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const 
     p.float_pitch = gs_round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
     const bool xy = axes && (w.axes & GS_AXIS_X);
     size_t scr_row = 0;
-    if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, w.iters);
-    if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width, 1, w.iters);
+    if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(s->width, 1, w.iters);
+    if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(s->width, 1, w.iters);
     if (axes) scr_row += gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
     const bool direct = io.direct_in && io.direct_out;
     size_t widest = direct ? 0 : p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
@@ -384,12 +354,12 @@ chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const 
     p.chunks = (s->rows + p.rows_per_chunk - 1) / p.rows_per_chunk;
     const size_t in_rows = rows + halos < p.window_rows ? rows + halos : p.window_rows;
     p.rows_float = xy ? piece(p.float_pitch * in_rows) : 0;
-    p.rows_chain = xy ? piece(gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width,
+    p.rows_chain = xy ? piece(gs_cuda_smooth_scratch_bytes(s->width,
                                                            (uint32_t)in_rows, w.iters))
                       : 0;
     p.columns = axes ? piece(gs_cuda_smooth_columns_scratch_bytes(s->width, (uint32_t)in_rows, w.iters)) : 0;
     p.scratch = w.op == OP_SMOOTH
-                    ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, p.rows_per_chunk, w.iters)
+                    ? gs_cuda_smooth_scratch_bytes(s->width, p.rows_per_chunk, w.iters)
                     : p.rows_float + p.rows_chain + p.columns;
     return p;
 }
@@ -510,7 +480,7 @@ cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chu
     switch (w.op) {
     case OP_AXES: return compute_axes(s, p, w, b, r, d, stream);
     case OP_SMOOTH:
-        return gs_cuda_smooth(inst->variant, d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width,
+        return gs_cuda_smooth(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width,
                               rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr, stream);
     case OP_ROWS:
         return gs_cuda_integral_rows(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
@@ -732,7 +702,7 @@ const gs_plugin_desc cuda_descriptor = {
     GS_ABI_HEADER_INIT(gs_plugin_desc),
     "cuda",
     "0.1.0",
-    "CUDA: passes in registers, streamed through pinned double buffers (GSMOOTH_CUDA_VARIANT)",
+    "CUDA: passes in registers, streamed through pinned double buffers",
     GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     GS_DEPTH_U8 | GS_DEPTH_U16,
     1, /* staging copies make any alignment and stride fine */

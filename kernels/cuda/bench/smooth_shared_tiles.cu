@@ -2,7 +2,8 @@
 #include "launch_common.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "bench_smooth.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
