@@ -1,4 +1,4 @@
-/* gpu_bench.cu: one table of gsmooth's CUDA kernels on 16384x16384 u8 beside the copy floor and the anchors (global-memory ping-pong, CUB, PyTorch), measured in one run. */
+/* gpu_bench.cu: one table of gsmooth's CUDA kernels beside the copy floor and the anchors. */
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -16,7 +16,9 @@
 #include "cuda_kernels.h"
 
 /*
- * Usage: gsmooth_gpu_bench [--anchors FILE] [--size N]
+ * Usage: gsmooth_gpu_bench [--anchors FILE] [--size N] [--only TEXT]
+ * The image is N x N u8 (16384 by default); the anchors are the global-memory ping-pong,
+ * CUB and PyTorch, all measured in one run.
  * FILE holds lines "op<TAB>anchor<TAB>ms" (bench/torch_anchors.py writes them); each op's
  * row then shows our time over that anchor's. Times are medians of CUDA event pairs after
  * a warm-up; the input is a smooth gradient plus noise, never zeros.

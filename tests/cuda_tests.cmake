@@ -1,4 +1,4 @@
-# tests/cuda_tests.cmake: the CUDA plugin's tests, included from tests/CMakeLists.txt only when the plugin is built.
+# tests/cuda_tests.cmake: the CUDA plugin's tests, included only when the plugin is built.
 # test_cuda compares the CUDA plugin with the CPU plugin byte for byte (label gpu; exits 77,
 # a skip, without a CUDA device); test_cuda_probe checks the ABI and probe on any machine,
 # GPU or not (label cuda). GS_CPU_PLUGIN / GS_CUDA_PLUGIN may name other builds of them.

@@ -1,4 +1,7 @@
-/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte, through the plugin ABI (smoothing, down columns and both axes, integral rows and 2d). */
+/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte. */
+/*
+ * Through the plugin ABI: smoothing, down columns and both axes, integral rows and 2d.
+ */
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #include <check.h>
 #include <dlfcn.h>

@@ -1,4 +1,9 @@
-/* test_cuda_arith.cu: the exhaustive device proof that the registers smoothing's fast arithmetic (the three- and two-instruction divisions, the rounding) gives the bits of stencil_math.h's formulas for every reachable input, and a lone 1 among zeros smoothed for up to 300 passes giving the reference's floats (exit 77, a skip, without a CUDA device). */
+/* test_cuda_arith.cu: the device proof of the registers smoothing's fast arithmetic. */
+/*
+ * The three- and two-instruction divisions and the rounding give the bits of
+ * stencil_math.h's formulas for every reachable input, and a lone 1 among zeros smoothed for
+ * up to 300 passes gives the reference's floats (exit 77, a skip, without a CUDA device).
+ */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* cuda_kernels.h: the C-callable launchers of gsmooth's CUDA kernels (smoothing, columns, integrals, the arithmetic proof). */
+/* cuda_kernels.h: the C-callable launchers of gsmooth's CUDA kernels. */
 #ifndef GS_CUDA_KERNELS_H
 #define GS_CUDA_KERNELS_H
 

@@ -1,4 +1,4 @@
-/* launch_chain.cuh: the chain of launches that K smoothing passes are split into, float32 between them. */
+/* launch_chain.cuh: K smoothing passes split into a chain of launches. */
 #ifndef GS_CUDA_LAUNCH_CHAIN_CUH
 #define GS_CUDA_LAUNCH_CHAIN_CUH
 

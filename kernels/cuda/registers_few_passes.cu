@@ -1,4 +1,10 @@
-/* registers_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes from integer samples: each thread smooths its kPix pixels alone, from its own copy of the pixels either side, with no barrier, shuffle or shared memory between passes; u8 segments away from the row ends as exact integer sums, the others in float with pass 1's sums taken as integers; its next segment's loads in flight while it works. */
+/* registers_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes. */
+/*
+ * From integer samples: each thread smooths its kPix pixels alone, from its own copy of the
+ * pixels either side, with no barrier, shuffle or shared memory between passes; u8 segments
+ * away from the row ends as exact integer sums, the others in float with pass 1's sums
+ * taken as integers; its next segment's loads in flight while it works.
+ */
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
 #include "packed_passes.cuh"
@@ -36,10 +42,9 @@
  *
  * A block is one warp, and a warp takes kTurns runs of kWarp consecutive segments, a
  * segment a lane each turn; it issues the loads of its next turn before it smooths the
- * current one. One-warp blocks free their registers as soon as their warp is done: on an
- * H200 this took K=3 from 0.207 ms (a persistent grid of 256-thread blocks striding over
- * the segments, whose warps finished far apart: 17 of 24 warps an SM active on average) to
- * 0.199 ms (bench/NOTES.md, eleventh step); the integer sums took it to 0.153 ms (twelfth).
+ * current one. One-warp blocks free their registers as soon as their warp is done, where
+ * a persistent grid of 256-thread blocks striding over the segments keeps SMs waiting on
+ * warps that finish far apart.
  */
 
 namespace gs_cuda {

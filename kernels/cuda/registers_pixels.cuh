@@ -1,4 +1,10 @@
-/* registers_pixels.cuh: a thread's run of kPix pixels in registers, shared by the registers variant's kernels: loading them as exact floats, storing them (samples quantized, floats as they are; a thread's run alone, or a warp's runs together through shared memory), one in-place pass over a span of them, and where the row's ends fall among them. */
+/* registers_pixels.cuh: a thread's run of kPix pixels in registers. */
+/*
+ * Shared by the registers variant's kernels: loading them as exact floats, storing them
+ * (samples quantized, floats as they are; a thread's run alone, or a warp's runs together
+ * through shared memory), one in-place pass over a span of them, and where the row's ends
+ * fall among them.
+ */
 #ifndef GS_CUDA_REGISTERS_PIXELS_CUH
 #define GS_CUDA_REGISTERS_PIXELS_CUH
 
@@ -147,15 +153,15 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
  * that the 16-byte writes of 8 consecutive lanes meet distinct banks (4.5 KiB a warp for
  * floats, 2.5 KiB for u16). The reads of 8 consecutive lanes take one lane's run for floats,
  * conflict-free; for u16 two lanes' runs, 20 words apart, whose last and first pieces share
- * a bank: no pad does both, an XOR swizzle would (a review's bank model, not measured). */
+ * a bank: no pad does both, an XOR swizzle would (by the bank model). */
 template <typename T> constexpr int kStageLaneWords = kPix * (int)sizeof(T) / 4 + 4;
 
 /*
  * store_pixels for a whole warp at once, for samples of 2 or 4 bytes: lane l's pixels go to
  * row_l from xs_l, stopping at x1_l (inactive lanes store nothing). Stored one lane at a
  * time, a warp's store instruction would put 16 bytes in each of 32 lines (lanes 64 or 128
- * bytes apart), which an H200 writes at a seventh of the rate of whole lines (a GiB of
- * floats: 1.85 ms against 0.26, bench/NOTES.md, fourteenth session). So the lanes put their
+ * bytes apart), which the GPU writes at a fraction of the rate of whole lines. So the lanes
+ * put their
  * words in `stage` (kWarp x kStageLaneWords<T> words of shared memory, the warp's own), and
  * each store instruction takes 16-byte pieces of consecutive lanes' runs: lane l's piece i
  * is piece l % kPieces of lane (i * kWarp + l) / kPieces's run, kPieces being a run's pieces.

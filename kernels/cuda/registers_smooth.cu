@@ -1,4 +1,4 @@
-/* registers_smooth.cu: the product's choices of the registers kernels: fast arithmetic, integer few-pass launches, prefetch where it wins. */
+/* registers_smooth.cu: the product's choices of the registers kernels. */
 #include "registers.cuh"
 #include "registers_kernels.cuh"
 

@@ -1,4 +1,4 @@
-/* sample_io.cuh: sample types' ranges and the one float-to-sample store, shared by the CUDA smoothing kernels. */
+/* sample_io.cuh: sample types' ranges and the one float-to-sample store. */
 #ifndef GS_CUDA_SAMPLE_IO_CUH
 #define GS_CUDA_SAMPLE_IO_CUH
 

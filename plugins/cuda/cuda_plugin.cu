@@ -1,4 +1,4 @@
-/* cuda_plugin.cu: the CUDA backend plugin's ABI glue: descriptor, probe, instances, and the strip calls handed to the strip engine. */
+/* cuda_plugin.cu: the CUDA plugin's ABI glue around the strip engine. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* strip_stream.h: the CUDA plugin's strip engine: a strip's rows streamed through the kernels in chunks. */
+/* strip_stream.h: the CUDA plugin's strip engine: strips streamed through the kernels. */
 #ifndef GS_CUDA_STRIP_STREAM_H
 #define GS_CUDA_STRIP_STREAM_H
 

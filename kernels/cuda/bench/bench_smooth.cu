@@ -1,4 +1,4 @@
-/* bench_smooth.cu: the bench's one smoothing entry: checks the arguments and hands the call to the variant asked for. */
+/* bench_smooth.cu: the bench's smoothing entry over every variant. */
 #include "bench_smooth.cuh"
 #include "cuda_kernels.h"
 #include "launch_common.cuh"

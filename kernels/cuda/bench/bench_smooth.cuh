@@ -1,4 +1,4 @@
-/* bench_smooth.cuh: the smoothing variants the GPU bench times beside the product's, built into the bench alone. */
+/* bench_smooth.cuh: the smoothing variants the GPU bench times beside the product's. */
 #ifndef GS_CUDA_BENCH_SMOOTH_CUH
 #define GS_CUDA_BENCH_SMOOTH_CUH
 

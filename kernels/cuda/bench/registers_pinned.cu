@@ -1,4 +1,4 @@
-/* registers_pinned.cu: the registers kernels with one choice pinned (IEEE divide, direct loads, bulk-copy prefetch), for the bench. */
+/* registers_pinned.cu: the registers kernels with one choice pinned, for the bench. */
 #include "bench_smooth.cuh"
 #include "registers_kernels.cuh"
 

@@ -1,4 +1,7 @@
-/* smooth_pingpong.cu: the ping-pong smoothing variant, the bench's baseline: one launch per pass, one thread per pixel, float32 rows ping-ponged through global memory. */
+/* smooth_pingpong.cu: the ping-pong variant, the bench's global-memory baseline. */
+/*
+ * One launch per pass, one thread per pixel, float32 rows ping-ponged through global memory.
+ */
 #include "launch_common.cuh"
 #include "sample_io.cuh"
 #include "bench_smooth.cuh"
