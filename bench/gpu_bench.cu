@@ -1,4 +1,4 @@
-/* gpu_bench.cu: one table of gsmooth's CUDA kernels on 16384x16384 u8 beside the copy floor and the anchors (global-memory ping-pong, CUB, PyTorch), measured in one run. */
+/* gpu_bench.cu: one table of gsmooth's CUDA kernels beside the copy floor and the anchors. */
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -12,10 +12,13 @@
 #include <string.h>
 #include <vector>
 
+#include "bench_smooth.cuh"
 #include "cuda_kernels.h"
 
 /*
- * Usage: gsmooth_gpu_bench [--anchors FILE] [--size N]
+ * Usage: gsmooth_gpu_bench [--anchors FILE] [--size N] [--only TEXT]
+ * The image is N x N u8 (16384 by default); the anchors are the global-memory ping-pong,
+ * CUB and PyTorch, all measured in one run.
  * FILE holds lines "op<TAB>anchor<TAB>ms" (bench/torch_anchors.py writes them); each op's
  * row then shows our time over that anchor's. Times are medians of CUDA event pairs after
  * a warm-up; the input is a smooth gradient plus noise, never zeros.
@@ -206,8 +209,8 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&d_count, 2 * sizeof *d_count));
     const uint32_t kmax = 100;
     size_t scr = 0;
-    for (int v = 0; v < GS_CUDA_SMOOTH_VARIANT_COUNT; ++v)
-        scr = std::max(scr, gs_cuda_smooth_scratch_bytes((gs_cuda_smooth_variant)v, W, H, kmax));
+    for (int v = 0; v < GS_CUDA_BENCH_VARIANT_COUNT; ++v)
+        scr = std::max(scr, gs_cuda_bench_smooth_scratch_bytes((gs_cuda_bench_variant)v, W, H, kmax));
     void *d_scr = NULL;
     CHECK(cudaMalloc(&d_scr, scr));
     fill_kernel<<<dim3((W + kFillThreads - 1) / kFillThreads, 4096), kFillThreads, 0, s>>>(
@@ -250,17 +253,17 @@ int main(int argc, char **argv)
         table.push_back(e);
     };
 
-    /* Smoothing: every variant of the one entry point, the baseline first. */
+    /* Smoothing: every variant, the baseline first, the product's last. */
     static const struct {
-        gs_cuda_smooth_variant variant;
+        gs_cuda_bench_variant variant;
         const char *name;
     } kVariants[] = {
-        {GS_CUDA_SMOOTH_PINGPONG, "pingpong (global memory)"},
-        {GS_CUDA_SMOOTH_SHARED_TILES, "shared tiles + mbarrier"},
-        {GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE, "registers, IEEE divide"},
-        {GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS, "registers, direct loads"},
-        {GS_CUDA_SMOOTH_REGISTERS_BULK_COPY, "registers, bulk-copy prefetch"},
-        {GS_CUDA_SMOOTH_REGISTERS, "registers (plugin default)"},
+        {GS_CUDA_BENCH_PINGPONG, "pingpong (global memory)"},
+        {GS_CUDA_BENCH_SHARED_TILES, "shared tiles + mbarrier"},
+        {GS_CUDA_BENCH_REGISTERS_IEEE_DIVIDE, "registers, IEEE divide"},
+        {GS_CUDA_BENCH_REGISTERS_DIRECT_LOADS, "registers, direct loads"},
+        {GS_CUDA_BENCH_REGISTERS_BULK_COPY, "registers, bulk-copy prefetch"},
+        {GS_CUDA_BENCH_PRODUCT, "registers (plugin default)"},
     };
     const uint32_t ks[] = {1, 3, 10, 50, 100};
     for (uint32_t k : ks) {
@@ -272,8 +275,8 @@ int main(int argc, char **argv)
             void *dst = i == 0 ? d_ref : d_out;
             const double ms = median_ms(
                 [&] {
-                    CHECK(gs_cuda_smooth(kVariants[i].variant, d_in, W, dst, W, W, H, 8, k, d_scr,
-                                         scr, s));
+                    CHECK(gs_cuda_bench_smooth(kVariants[i].variant, d_in, W, dst, W, W, H, 8, k,
+                                               d_scr, scr, s));
                 },
                 s);
             add(op, kVariants[i].name, ms, floor_smooth,

@@ -1,8 +1,9 @@
-// l2_reuse.cu: whether integral 2d's read-1-write-8 stream gets cheaper when its input was read into L2 just before, strip by strip (plain loads, L2 eviction hints, a persisting window), beside writes alone, reads alone and the whole stream (16384^2 u8 -> u64).
-// Not part of the build; on a GPU machine:
+// l2_reuse.cu: whether integral 2d's stream gets cheaper with its input read into L2 just before.
+// Strip by strip (plain loads, L2 eviction hints, a persisting window), beside writes alone,
+// reads alone and the whole stream (16384^2 u8 -> u64). Not part of the build; on a GPU machine:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/l2_reuse bench/l2_reuse.cu && /tmp/l2_reuse
 // Each figure is the median of 10 timed runs (CUDA events) after 3 warm-ups; the values
-// written are not checked. bench/NOTES.md ("integral 2d in L2-sized passes") has a run.
+// written are not checked.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdint.h>

@@ -1,5 +1,6 @@
-// read_write_mix.cu: what a stream that reads 1 byte and writes 8 a pixel (integral 2d's table) costs on a GPU, beside pure writes, reads alone, and the same stream with its reads from L2, by other load paths, or with no loads (16384^2 u8 -> u64).
-// Not part of the build; on a GPU machine:
+// read_write_mix.cu: what a read-1-write-8 stream (integral 2d's table) costs on a GPU.
+// Beside pure writes, reads alone, and the same stream with its reads from L2, by other load
+// paths, or with no loads (16384^2 u8 -> u64). Not part of the build; on a GPU machine:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/read_write_mix bench/read_write_mix.cu && /tmp/read_write_mix
 // Each figure is the median of 10 timed runs (CUDA events) after 3 warm-ups; the values
 // written are not checked (bench/gpu_bench.cu checks the real kernels).

@@ -21,7 +21,6 @@ export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$ROOT/.device/python${PYTHONPATH:+:$PYTHONPATH}"
 export PKG_CONFIG_PATH="$ROOT/.device/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export PYTHONUNBUFFERED=1 CK_FORK=no
-unset GSMOOTH_CUDA_VARIANT
 status=0
 
 # ---- 1. environment ----

@@ -1,5 +1,7 @@
-// store_patterns.cu: what the layout of a warp's 16-byte stores costs on a GPU: a GiB of floats written as whole lines a store instruction, as lanes 32 bytes apart (each lane's two stores fill a sector), and as lanes 128 bytes apart (each lane writing its own 32 floats, what a thread's run of pixels gives).
-// Not part of the build; on a GPU machine:
+// store_patterns.cu: what the layout of a warp's 16-byte stores costs on a GPU.
+// A GiB of floats written as whole lines a store instruction, as lanes 32 bytes apart (each
+// lane's two stores fill a sector), and as lanes 128 bytes apart (each lane writing its own
+// 32 floats, what a thread's run of pixels gives). Not part of the build; on a GPU machine:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/store_patterns bench/store_patterns.cu && /tmp/store_patterns
 // Each figure is the median of 10 timed runs (CUDA events) after 3 warm-ups; a warp writes
 // 4 KiB (1024 floats) a turn in every layout, the same bytes overall.

@@ -1,4 +1,4 @@
-# tests/cuda_tests.cmake: the CUDA plugin's tests, included from tests/CMakeLists.txt only when the plugin is built.
+# tests/cuda_tests.cmake: the CUDA plugin's tests, included only when the plugin is built.
 # test_cuda compares the CUDA plugin with the CPU plugin byte for byte (label gpu; exits 77,
 # a skip, without a CUDA device); test_cuda_probe checks the ABI and probe on any machine,
 # GPU or not (label cuda). GS_CPU_PLUGIN / GS_CUDA_PLUGIN may name other builds of them.
@@ -15,7 +15,7 @@ target_link_libraries(test_cuda PRIVATE PkgConfig::CHECK ${CMAKE_DL_LIBS})
 add_dependencies(test_cuda gsmooth_cpu gsmooth_cuda)
 add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS_CUDA_PLUGIN})
 set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
-  ENVIRONMENT "GSMOOTH_CUDA_VARIANT=;CK_FORK=no")
+  ENVIRONMENT "CK_FORK=no")
 
 # The device proof behind the registers kernel's fast arithmetic (label gpu; 77 without a device).
 add_executable(test_cuda_arith ${CMAKE_CURRENT_LIST_DIR}/test_cuda_arith.cu)

@@ -1,5 +1,8 @@
-/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte, through the plugin ABI (both smoothing variants, smoothing down columns and both axes, integral rows and 2d). */
-#define _GNU_SOURCE /* RTLD_NODELETE, setenv */
+/* test_cuda.c: the CUDA plugin against the CPU plugin, byte for byte. */
+/*
+ * Through the plugin ABI: smoothing, down columns and both axes, integral rows and 2d.
+ */
+#define _GNU_SOURCE /* RTLD_NODELETE */
 #include <check.h>
 #include <dlfcn.h>
 #include <stdint.h>
@@ -19,19 +22,16 @@
 #define ERR_LEN 512
 #define SKIP_CODE 77
 
-typedef enum { VAR_SHARED_TILES, VAR_REGISTERS, VAR_COUNT } variant;
-static const char *const variant_name[VAR_COUNT] = {"shared-tiles", "registers"};
-
 /* Everything the tests share, set up in main before the runner starts. */
 static const gs_plugin_desc *g_cpu, *g_cuda;
 static gs_plugin_instance *g_cpu_inst;
-static gs_plugin_instance *g_cuda_inst[VAR_COUNT];
+static gs_plugin_instance *g_cuda_inst;
 static int g_small;
 
 /* ---- case lists ---- */
 
-/* Smoothing: widths around each variant's tile (shared tiles 4096; registers one-warp group 1024 and
- * one-block span 32768) and the row ends; the heaviest shapes only with small K. */
+/* Smoothing: widths around the kernels' segments (one-warp group 1024, one-block span 32768)
+ * and the row ends; the heaviest shapes only with small K. */
 typedef struct { uint32_t width, height, iters, bits; } smooth_case;
 typedef struct { uint32_t width, height, in_bits, out_bits; } integral_case;
 /* smooth_axes: a window of above + rows + below rows, rows written. */
@@ -314,17 +314,15 @@ START_TEST(smooth_matches_cpu)
     gs_strip s = strip_of(&im, 0, c.height, c.bits, want, stride);
     ck_assert_msg(g_cpu->smooth_rows(g_cpu_inst, &s, c.iters, err, sizeof err) == GS_PLUGIN_OK,
                   "cpu: %s", err);
-    for (int v = 0; v < VAR_COUNT; ++v) {
-        uint8_t *got = alloc_out(&im, c.bits, &stride);
-        s = strip_of(&im, 0, c.height, c.bits, got, stride);
-        gs_plugin_status st = g_cuda->smooth_rows(g_cuda_inst[v], &s, c.iters, err, sizeof err);
-        ck_assert_msg(st == GS_PLUGIN_OK, "cuda %s: %s", variant_name[v], err);
-        uint32_t col = 0;
-        const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.bits / 8), &col);
-        ck_assert_msg(y < 0, "%s: %ux%u %u-bit K=%u differs at row %ld, x %u", variant_name[v],
-                      c.width, c.height, c.bits, c.iters, y, col / (c.bits / 8));
-        free(got);
-    }
+    uint8_t *got = alloc_out(&im, c.bits, &stride);
+    s = strip_of(&im, 0, c.height, c.bits, got, stride);
+    gs_plugin_status st = g_cuda->smooth_rows(g_cuda_inst, &s, c.iters, err, sizeof err);
+    ck_assert_msg(st == GS_PLUGIN_OK, "cuda: %s", err);
+    uint32_t col = 0;
+    const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.bits / 8), &col);
+    ck_assert_msg(y < 0, "%ux%u %u-bit K=%u differs at row %ld, x %u", c.width, c.height, c.bits,
+                  c.iters, y, col / (c.bits / 8));
+    free(got);
     free(want);
     free(im.data);
 }
@@ -344,7 +342,7 @@ START_TEST(axes_match_cpu)
     ck_assert_msg(g_cpu->smooth_axes(g_cpu_inst, &s, c.axes, c.above, c.below, c.iters, err,
                                      sizeof err) == GS_PLUGIN_OK, "cpu: %s", err);
     s = strip_of(&im, 0, c.rows, c.bits, got, stride);
-    gs_plugin_status st = g_cuda->smooth_axes(g_cuda_inst[VAR_REGISTERS], &s, c.axes, c.above,
+    gs_plugin_status st = g_cuda->smooth_axes(g_cuda_inst, &s, c.axes, c.above,
                                               c.below, c.iters, err, sizeof err);
     ck_assert_msg(st == GS_PLUGIN_OK, "cuda: %s", err);
     uint32_t col = 0;
@@ -370,7 +368,7 @@ START_TEST(integral_rows_match_cpu)
     ck_assert_msg(g_cpu->integral_rows(g_cpu_inst, &s, err, sizeof err) == GS_PLUGIN_OK, "cpu: %s",
                   err);
     s = strip_of(&im, 0, c.height, c.out_bits, got, stride);
-    ck_assert_msg(g_cuda->integral_rows(g_cuda_inst[VAR_REGISTERS], &s, err, sizeof err) == GS_PLUGIN_OK,
+    ck_assert_msg(g_cuda->integral_rows(g_cuda_inst, &s, err, sizeof err) == GS_PLUGIN_OK,
                   "cuda: %s", err);
     uint32_t col = 0;
     const long y = first_diff(want, got, stride, c.height, (size_t)c.width * (c.out_bits / 8), &col);
@@ -404,7 +402,7 @@ START_TEST(integral_2d_matches_cpu)
         ck_assert_msg(g_cpu->integral_2d(g_cpu_inst, &s, sums_cpu, err, sizeof err) == GS_PLUGIN_OK,
                       "cpu: %s", err);
         s = strip_of(&im, y0, n, c.out_bits, got, stride);
-        ck_assert_msg(g_cuda->integral_2d(g_cuda_inst[VAR_REGISTERS], &s, sums_cuda, err, sizeof err) ==
+        ck_assert_msg(g_cuda->integral_2d(g_cuda_inst, &s, sums_cuda, err, sizeof err) ==
                           GS_PLUGIN_OK,
                       "cuda: %s", err);
         ck_assert_msg(memcmp(sums_cpu, sums_cuda, sums_bytes) == 0,
@@ -432,29 +430,22 @@ START_TEST(bad_arguments_are_refused)
     uint8_t px[4] = {1, 2, 3, 4}, out[4];
     image im = {4, 1, 8, 4, px};
     gs_strip s = strip_of(&im, 0, 1, 8, out, 4);
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], NULL, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst, NULL, 3, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     ck_assert(err[0] != '\0');
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 100001, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst, &s, 100001, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     s.out_bits = 16;
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst, &s, 3, err, sizeof err),
                      GS_PLUGIN_ERR_UNSUPPORTED);
     s.out_bits = 8;
     s.src_stride = 2;
-    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst[VAR_REGISTERS], &s, 3, err, sizeof err),
+    ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst, &s, 3, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     s.src_stride = 4;
-    ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst[VAR_REGISTERS], &s, NULL, err, sizeof err),
+    ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst, &s, NULL, err, sizeof err),
                      GS_PLUGIN_ERR_UNSUPPORTED); /* out_bits 8 is no integral depth */
 
-    setenv("GSMOOTH_CUDA_VARIANT", "quantum", 1);
-    gs_plugin_instance *inst = NULL;
-    gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1, GS_MEMORY_HOST};
-    ck_assert_int_eq(g_cuda->create(&cfg, &inst, err, sizeof err), GS_PLUGIN_ERR_INVALID);
-    ck_assert_ptr_null(inst);
-    ck_assert_ptr_nonnull(strstr(err, "GSMOOTH_CUDA_VARIANT"));
-    unsetenv("GSMOOTH_CUDA_VARIANT");
     g_cuda->destroy(NULL); /* a no-op */
 }
 END_TEST
@@ -463,7 +454,7 @@ START_TEST(timings_add_up)
 {
     if (!g_cuda->timings) return;
     gs_plugin_timings t = {GS_ABI_HEADER_INIT(gs_plugin_timings), 0, 0, 0};
-    g_cuda->timings(g_cuda_inst[VAR_REGISTERS], &t);
+    g_cuda->timings(g_cuda_inst, &t);
     ck_assert_msg(t.kernel_ns > 0 && t.upload_ns > 0 && t.download_ns > 0,
                   "timings after the suite: upload %llu, kernel %llu, download %llu ns",
                   (unsigned long long)t.upload_ns, (unsigned long long)t.kernel_ns,
@@ -488,14 +479,12 @@ static const gs_plugin_desc *load(const char *path)
     return entry();
 }
 
-static gs_plugin_instance *make(const gs_plugin_desc *d, const char *variant_env)
+static gs_plugin_instance *make(const gs_plugin_desc *d)
 {
     char err[ERR_LEN] = "";
     gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, -1, GS_MEMORY_HOST};
     gs_plugin_instance *inst = NULL;
-    if (variant_env) setenv("GSMOOTH_CUDA_VARIANT", variant_env, 1);
     gs_plugin_status st = d->create(&cfg, &inst, err, sizeof err);
-    if (variant_env) unsetenv("GSMOOTH_CUDA_VARIANT");
     if (st != GS_PLUGIN_OK) fprintf(stderr, "test_cuda: create %s: %s\n", d->name, err);
     return inst;
 }
@@ -516,9 +505,9 @@ int main(int argc, char **argv)
         return SKIP_CODE;
     }
     printf("test_cuda: %s%s\n", why, g_small ? " (small case list)" : "");
-    g_cpu_inst = make(g_cpu, NULL);
-    for (int v = 0; v < VAR_COUNT; ++v) g_cuda_inst[v] = make(g_cuda, variant_name[v]);
-    if (!g_cpu_inst || !g_cuda_inst[VAR_SHARED_TILES] || !g_cuda_inst[VAR_REGISTERS]) return 1;
+    g_cpu_inst = make(g_cpu);
+    g_cuda_inst = make(g_cuda);
+    if (!g_cpu_inst || !g_cuda_inst) return 1;
     build_cases();
     build_axes_cases();
     if (!(g_cuda->ops & GS_OP_SMOOTH_AXES) || !(g_cpu->ops & GS_OP_SMOOTH_AXES)) {
@@ -551,7 +540,7 @@ int main(int argc, char **argv)
     const int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
 
-    for (int v = 0; v < VAR_COUNT; ++v) g_cuda->destroy(g_cuda_inst[v]);
+    g_cuda->destroy(g_cuda_inst);
     g_cpu->destroy(g_cpu_inst);
     free(g_smooth);
     free(g_integral);

@@ -1,4 +1,9 @@
-/* test_cuda_arith.cu: the exhaustive device proof that the registers smoothing's fast arithmetic (the three- and two-instruction divisions, the rounding) gives the bits of stencil_math.h's formulas for every reachable input, and a lone 1 among zeros smoothed for up to 300 passes giving the reference's floats (exit 77, a skip, without a CUDA device). */
+/* test_cuda_arith.cu: the device proof of the registers smoothing's fast arithmetic. */
+/*
+ * The three- and two-instruction divisions and the rounding give the bits of
+ * stencil_math.h's formulas for every reachable input, and a lone 1 among zeros smoothed for
+ * up to 300 passes gives the reference's floats (exit 77, a skip, without a CUDA device).
+ */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +30,7 @@ static long lone_one_mismatches(uint32_t width, uint32_t at, uint32_t bits, uint
     const float *want = gs_ref_smooth_row_float(in, width, bits, iters, scratch);
     void *d_in = NULL, *d_scr = NULL;
     float *d_out = NULL;
-    const size_t scr = gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, width, 1, iters);
+    const size_t scr = gs_cuda_smooth_scratch_bytes(width, 1, iters);
     cudaError_t e = cudaMalloc(&d_in, pitch);
     if (e == cudaSuccess) e = cudaMalloc(&d_out, float_pitch);
     if (e == cudaSuccess && scr) e = cudaMalloc(&d_scr, scr);

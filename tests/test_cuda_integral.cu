@@ -1,4 +1,9 @@
-/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips (hundreds of bands of tiles, as a CUDA tensor from Python gives it, where the plugin's host chunks give 16384-pixel rows 128 at a time, 256 for 32-bit sums), against the C reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device). */
+/* test_cuda_integral.cu: gs_cuda_integral_2d on device memory in tall strips. */
+/*
+ * Hundreds of bands of tiles, as a CUDA tensor from Python gives it, where the plugin's host
+ * chunks give 16384-pixel rows 128 at a time (256 for 32-bit sums), against the C
+ * reference byte for byte, the carry row included (exit 77, a skip, without a CUDA device).
+ */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,7 @@
-/* test_cuda_probe.c: the CUDA plugin loads and answers through its ABI on any machine, with or without a GPU or driver. */
+/* test_cuda_probe.c: the CUDA plugin loads and answers on any machine. */
+/*
+ * With or without a GPU or driver.
+ */
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* gsmooth_plugin.h: the whole, versioned ABI between the gsmooth host and a backend plugin, and the arithmetic every backend must reproduce bit for bit. */
+/* gsmooth_plugin.h: the whole, versioned ABI between the gsmooth host and a backend. */
+/*
+ * It also states the arithmetic every backend must reproduce bit for bit.
+ */
 #ifndef GSMOOTH_PLUGIN_H
 #define GSMOOTH_PLUGIN_H
 
@@ -10,10 +13,9 @@
  * Versioning. Every struct crossing the boundary starts with its size and the ABI
  * major/minor it was built against. A host refuses a plugin of another major, or of a newer
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
- * at struct_size before touching an appended field. 1.1 appended smooth_axes (--axis y|xy);
- * 1.2 appended device_count (--devices); 1.3 appended memories and gs_plugin_config.memory
- * (strips already in device memory, for libgsmooth's callers; the design's plan named this
- * 1.1 before 1.1 and 1.2 were taken).
+ * at struct_size before touching an appended field. The fields each minor adds: 1.1
+ * smooth_axes (--axis y|xy); 1.2 device_count (--devices); 1.3 memories and
+ * gs_plugin_config.memory (strips already in device memory, for libgsmooth's callers).
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through

@@ -1,4 +1,4 @@
-/* cuda_kernels.h: the C-callable launchers of gsmooth's CUDA kernels: smoothing (one entry point, the algorithm a parameter), integral rows, integral 2d, and the device proof of the smoothing's fast arithmetic. */
+/* cuda_kernels.h: the C-callable launchers of gsmooth's CUDA kernels. */
 #ifndef GS_CUDA_KERNELS_H
 #define GS_CUDA_KERNELS_H
 
@@ -8,7 +8,7 @@
  * cudaSuccess, cudaErrorInvalidValue for bad arguments (checked before any launch), or the
  * error cudaGetLastError() reported after a launch. They print nothing and keep no state.
  *
- * Alignment: device rows handed to the registers smoothing and to the integrals must start
+ * Alignment: device rows handed to the smoothing and to the integrals must start
  * on a GS_CUDA_ALIGN boundary (base pointer and pitch), because those kernels move pixels
  * in 16-byte vectors. cudaMallocPitch and the plugin's buffers do so.
  */
@@ -24,52 +24,26 @@ extern "C" {
 /* Byte alignment of device row starts and pitches (16-byte vector loads and stores). */
 #define GS_CUDA_ALIGN 16u
 
-/* How the smoothing is computed. Every variant gives the same bytes; they differ in speed
- * (bench/gpu_bench.cu times them side by side). */
-typedef enum gs_cuda_smooth_variant {
-    /* One launch per pass, one thread per pixel, float32 rows ping-ponged through global
-     * memory: the baseline that shows what keeping passes on chip is worth. */
-    GS_CUDA_SMOOTH_PINGPONG = 0,
-    /* Two shared-memory tiles that swap roles every pass, an mbarrier between passes. */
-    GS_CUDA_SMOOTH_SHARED_TILES = 1,
-    /* Every pass in registers, neighbours by warp shuffles, pixels in 16-byte vectors,
-     * division by 3 as a multiply and an FMA in passes 1-78 and as a multiply and two FMAs
-     * after them (same bits, proven on the device); at K <= 4 each thread alone with a copy
-     * of the pixels either side and its next segment's loads in flight, at K > 78 the next
-     * segment prefetched by the bulk-copy engine, one-warp segments with halos between
-     * (relayed between warps above 32 passes): the default. */
-    GS_CUDA_SMOOTH_REGISTERS = 2,
-    /* The registers kernel with one choice pinned, for the bench: stencil_math.h's
-     * division as written (IEEE divide); the fast arithmetic with direct loads; the fast
-     * arithmetic with the bulk-copy prefetch at every pass count. */
-    GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE = 3,
-    GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS = 4,
-    GS_CUDA_SMOOTH_REGISTERS_BULK_COPY = 5,
-    GS_CUDA_SMOOTH_VARIANT_COUNT /* not a variant: how many there are */
-} gs_cuda_smooth_variant;
-
 /*
  * Smooth `rows` rows of `width` samples of `bits` (8 or 16) bits `iters` times, d_src ->
- * d_dst (same depth; must not overlap), with `variant`. A variant whose tile cannot hold a
- * whole row caps the passes of one launch (its halo grows with them) and keeps float32
- * intermediates in d_scratch, which holds at least gs_cuda_smooth_scratch_bytes for the
- * same variant and shape (NULL when that is 0).
+ * d_dst (same depth; must not overlap): every pass in registers, neighbours by warp
+ * shuffles, pixels in 16-byte vectors, the division by 3 in a sequence proven equal to
+ * IEEE division on the device (gs_cuda_check_fast_arith). Rows wider than one block's
+ * segment cap the passes of one launch and keep float32 intermediates in d_scratch, which
+ * holds at least gs_cuda_smooth_scratch_bytes for the same shape (NULL when that is 0).
  */
-cudaError_t gs_cuda_smooth(gs_cuda_smooth_variant variant, const void *d_src, size_t src_pitch,
-                           void *d_dst, size_t dst_pitch, uint32_t width, uint32_t rows,
-                           uint32_t bits, uint32_t iters, void *d_scratch, size_t scratch_bytes,
-                           cudaStream_t stream);
+cudaError_t gs_cuda_smooth(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
+                           uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
+                           void *d_scratch, size_t scratch_bytes, cudaStream_t stream);
 
-/* Bytes of float32 scratch one gs_cuda_smooth call of this variant and shape needs (0 when
- * one launch does all passes); scratch rows are padded to GS_CUDA_ALIGN. */
-size_t gs_cuda_smooth_scratch_bytes(gs_cuda_smooth_variant variant, uint32_t width,
-                                    uint32_t rows, uint32_t iters);
+/* Bytes of float32 scratch one gs_cuda_smooth call of this shape needs (0 when one launch
+ * does all passes); scratch rows are padded to GS_CUDA_ALIGN. */
+size_t gs_cuda_smooth_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iters);
 
 /*
  * The same passes along rows with the results left unrounded: d_dst receives `width`
- * float32 values a row (the rows half of --axis xy, whose column passes follow). Any variant
- * gives these bits; this one runs the registers variant (iters = 0 converts); scratch as
- * gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, ...).
+ * float32 values a row (the rows half of --axis xy, whose column passes follow; iters = 0
+ * converts); scratch as gs_cuda_smooth_scratch_bytes.
  */
 cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,
                                       size_t dst_pitch, uint32_t width, uint32_t rows,

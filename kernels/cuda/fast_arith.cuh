@@ -1,4 +1,8 @@
-/* fast_arith.cuh: the smoothing kernels' arithmetic policies (the division of a pass's sum by 3 and the rounding of a result), the fast ones proven equal to IEEE on the device, and the magic constants behind them. */
+/* fast_arith.cuh: the smoothing kernels' arithmetic policies and their magic constants. */
+/*
+ * The policies divide a pass's sum by 3 and round a result; the fast ones are proven equal
+ * to IEEE on the device (gs_cuda_check_fast_arith).
+ */
 #ifndef GS_CUDA_FAST_ARITH_CUH
 #define GS_CUDA_FAST_ARITH_CUH
 

@@ -1,4 +1,4 @@
-/* integral.cu: integral rows (inclusive prefix sum of each row) and the summed-area table over strips, on the GPU. */
+/* integral.cu: integral rows and the summed-area table over strips, on the GPU. */
 #include "cuda_kernels.h"
 #include "launch_common.cuh"
 #include "round_up.h"
@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 /*
- * Integral rows: the block scan gsmooth grew from (a CUDA lesson's Hillis-Steele inclusive
- * scan in one block: log2(TPB) rounds of read, barrier, write, barrier), made
- * work-efficient and unbounded in width. Each lane holds
+ * Integral rows: a block scan (a CUDA lesson's Hillis-Steele inclusive scan in one block:
+ * log2(TPB) rounds of read, barrier, write, barrier) made work-efficient and unbounded in
+ * width. Each lane holds
  * kScanPix consecutive pixels of a 512-pixel warp chunk (one 16-byte load of u8), scans
  * them sequentially, and the warp scans the lane totals with shuffles (log2(32) steps
  * instead of log2(TPB) block-wide barrier rounds). A warp owns kChunksPerWarp chunks in
@@ -300,8 +300,7 @@ __global__ void __launch_bounds__(kColumnThreads)
  * The block works on two tiles at once: each turn it draws a ticket, reads that tile and
  * publishes its totals, writes the table of the tile it holds from the turn before, and only
  * then looks back for the new tile. The tiles a look-back waits on have had a whole turn to
- * publish, where looking back at once waited on left neighbours drawn a moment earlier
- * (0.764 -> 0.741 ms, bench/NOTES.md, fourteenth session). No wait comes before a tile's
+ * publish, where looking back at once waits on left neighbours drawn a moment earlier. No wait comes before a tile's
  * totals are published, and each wait is on smaller tickets, so the grid cannot deadlock.
  *
  * Every published value is a 64-bit word, its launch's tag above a 32-bit value, written
@@ -314,8 +313,7 @@ constexpr int kTileThreads = kTileWarps * kWarp;
 constexpr uint32_t kTileCols = kChunkPix;
 static_assert(kTileCols == (uint32_t)kTileThreads, "one thread a column in the column steps");
 /* Rows of a warp in a tile: 4 of u8, 2 of u16, loaded at once (16 registers). Taller tiles
- * (8 or 16 rows a warp, fewer look-backs) and 2 rows measured slower on an H200
- * (bench/NOTES.md, tenth step). */
+ * (8 or 16 rows a warp, fewer look-backs) and 2 rows are slower. */
 template <typename Tin> __host__ __device__ constexpr int tile_rows_per_warp() { return 4 / (int)sizeof(Tin); }
 template <typename Tin> __host__ __device__ constexpr uint32_t tile_rows()
 {
@@ -338,7 +336,7 @@ template <typename Tin> __host__ __device__ constexpr uint32_t horiz_groups() { 
 constexpr int kLookWindow = 4; /* tiles above read at once */
 /* A tile row's per-column values in shared memory, one pad word after each lane's kScanPix
  * columns: a lane reading its own columns in order hits other banks than its neighbours
- * (unpadded, 32 lanes 128 or 64 bytes apart met in one bank: 85% of the L1 pipe). */
+ * (unpadded, 32 lanes 128 or 64 bytes apart meet in one bank and serialise). */
 __host__ __device__ constexpr uint32_t padded_col(uint32_t c) { return c + c / kScanPix; }
 constexpr uint32_t kTileColsPadded = padded_col(kTileCols);
 
@@ -415,9 +413,8 @@ __device__ __forceinline__ uint32_t look_finish(LookWindow &v, const unsigned lo
  * aggregate pair (a reader must not pair halves of different kinds; band 0 publishes only
  * the inclusive pair), and the warp adds the aggregates up to the first inclusive one.
  * A tile publishes its corner's aggregate with the inclusive sum, after its look-back, so
- * corners chain down a stripe; on an H200 the chain is hidden, and publishing the aggregate
- * earlier (from the left tiles' totals) cost one more L2 round trip a tile: 0.772 -> 0.802
- * ms (bench/NOTES.md, tenth step). */
+ * corners chain down a stripe; the chain is hidden, and publishing the aggregate earlier
+ * (from the left tiles' totals) costs one more L2 round trip a tile. */
 __device__ __forceinline__ unsigned long long corner_above(const TileScratch &sc, uint32_t t, uint32_t b,
                                                            uint32_t stripes, uint32_t epoch, uint32_t lane)
 {

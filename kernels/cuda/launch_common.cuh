@@ -1,4 +1,9 @@
-/* launch_common.cuh: what every CUDA kernel file shares: the warp's constants, the alignment rule for vector access, the argument checks a launcher makes before any launch, the resident-block count of a persistent grid, and the geometry of row segments. */
+/* launch_common.cuh: what every CUDA kernel file shares. */
+/*
+ * The warp's constants, the alignment rule for vector access, the argument checks a
+ * launcher makes before any launch, the resident-block count of a persistent grid, and the
+ * geometry of row segments.
+ */
 #ifndef GS_CUDA_LAUNCH_COMMON_CUH
 #define GS_CUDA_LAUNCH_COMMON_CUH
 
@@ -44,7 +49,7 @@ inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_ds
  * to a launch's own size, so a launch of another size on another thread in between cannot
  * lower it under this one; when carveout >= 0, its preferred carveout is set. Asked at
  * every launch: the plugin ABI allows no mutable global state to keep the answer in, and
- * keeping it per device measured no faster on an H200 (bench/NOTES.md, thirteenth session).
+ * keeping it per device is no faster.
  */
 template <auto Kernel>
 cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resident)
@@ -74,7 +79,7 @@ cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resi
  * variant stores a run of `out_span` pixels a segment, read with the halo on each side; the
  * registers variant starts segment s at s x out_span and stores from the row's start or its
  * left halo's end to the row's end or its right halo's start (halo_segments in
- * smooth_registers.cu). A row that fits one segment has no halo and only its true ends use
+ * registers_kernels.cuh). A row that fits one segment has no halo and only its true ends use
  * the adaptive count.
  */
 struct SegmentGeom {

@@ -1,4 +1,4 @@
-/* mbarrier.cuh: shared-memory addresses and the mbarrier operations (PTX) used by the seed and fast smoothing kernels. */
+/* mbarrier.cuh: shared-memory addresses and the mbarrier operations (PTX). */
 #ifndef GS_CUDA_MBARRIER_CUH
 #define GS_CUDA_MBARRIER_CUH
 

@@ -1,4 +1,9 @@
-/* packed_passes.cuh: up to kPackedMaxPasses passes over a thread's 32 u8 pixels as exact integer sums, two pixels a word, for segments no row end reaches, and the one rounding that gives the float passes' bytes from them (also for smooth_columns.cu's packed columns). */
+/* packed_passes.cuh: a few passes over u8 pixels as exact integer sums, two a word. */
+/*
+ * Up to kPackedMaxPasses passes over a thread's 32 u8 pixels, for segments no row end
+ * reaches, and the one rounding that gives the float passes' bytes from them (also for
+ * smooth_columns.cu's packed columns).
+ */
 #ifndef GS_CUDA_PACKED_PASSES_CUH
 #define GS_CUDA_PACKED_PASSES_CUH
 

@@ -1,11 +1,11 @@
-/* sample_io.cuh: sample types' ranges and the one float-to-sample store, shared by the CUDA smoothing kernels. */
+/* sample_io.cuh: sample types' ranges and the one float-to-sample store. */
 #ifndef GS_CUDA_SAMPLE_IO_CUH
 #define GS_CUDA_SAMPLE_IO_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 /* The largest value of each sample type, as the float that quantisation clamps to. */

@@ -1,48 +1,24 @@
-/* smooth.cu: the one smoothing entry point: checks the arguments and hands the call to the variant asked for. */
+/* smooth.cu: the one smoothing entry point: checks the arguments and runs the registers kernels. */
 #include "cuda_kernels.h"
 #include "launch_common.cuh"
-#include "smooth_variants.cuh"
+#include "registers.cuh"
 
 using namespace gs_cuda;
 
-extern "C" size_t gs_cuda_smooth_scratch_bytes(gs_cuda_smooth_variant variant, uint32_t width,
-                                               uint32_t rows, uint32_t iters)
+extern "C" size_t gs_cuda_smooth_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iters)
 {
-    switch (variant) {
-    case GS_CUDA_SMOOTH_PINGPONG: return smooth_pingpong_scratch(width, rows, iters);
-    case GS_CUDA_SMOOTH_SHARED_TILES: return smooth_shared_tiles_scratch(width, rows, iters);
-    case GS_CUDA_SMOOTH_REGISTERS:
-    case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
-    case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
-    case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY: return smooth_registers_scratch(width, rows, iters);
-    case GS_CUDA_SMOOTH_VARIANT_COUNT: break;
-    }
-    return 0;
+    return smooth_registers_scratch(width, rows, iters);
 }
 
-extern "C" cudaError_t gs_cuda_smooth(gs_cuda_smooth_variant variant, const void *d_src,
-                                      size_t src_pitch, void *d_dst, size_t dst_pitch,
-                                      uint32_t width, uint32_t rows, uint32_t bits, uint32_t iters,
-                                      void *d_scratch, size_t scratch_bytes, cudaStream_t stream)
+extern "C" cudaError_t gs_cuda_smooth(const void *d_src, size_t src_pitch, void *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      uint32_t bits, uint32_t iters, void *d_scratch,
+                                      size_t scratch_bytes, cudaStream_t stream)
 {
     if (!smooth_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters))
         return cudaErrorInvalidValue;
-    switch (variant) {
-    case GS_CUDA_SMOOTH_PINGPONG:
-        return smooth_pingpong(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                               d_scratch, scratch_bytes, stream);
-    case GS_CUDA_SMOOTH_SHARED_TILES:
-        return smooth_shared_tiles(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                                   d_scratch, scratch_bytes, stream);
-    case GS_CUDA_SMOOTH_REGISTERS:
-    case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
-    case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
-    case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY:
-        return smooth_registers(variant, d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                iters, d_scratch, scratch_bytes, stream);
-    case GS_CUDA_SMOOTH_VARIANT_COUNT: break;
-    }
-    return cudaErrorInvalidValue;
+    return smooth_registers(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
+                            d_scratch, scratch_bytes, stream);
 }
 
 extern "C" cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,

@@ -1,9 +1,14 @@
-/* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, and the second half of xy): each thread rolls every pass of four neighbouring columns through registers, rows loaded six ahead in vectors, u8 segments away from the window's ends at up to 4 passes as exact integer sums; many passes go out as a chain of launches, float32 between them. */
+/* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, xy). */
+/*
+ * Each thread rolls every pass of four neighbouring columns through registers, rows loaded
+ * six ahead in vectors, u8 segments away from the window's ends at up to 4 passes as exact
+ * integer sums; many passes go out as a chain of launches, float32 between them.
+ */
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
 #include "packed_passes.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -26,7 +31,7 @@
  * which is exactly the contract), and the last writes the output rows. A u8 -> u8 launch of
  * at most kPackedMaxPasses passes walks a segment whose output rows are all at least K from
  * the window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
- * are the same): K=3 down 16384^2 took 0.375 -> 0.247 ms on an H200 (bench/NOTES.md).
+ * are the same), fewer instructions than the float passes.
  */
 
 using namespace gs_cuda;

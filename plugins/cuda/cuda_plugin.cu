@@ -1,67 +1,20 @@
-/* cuda_plugin.cu: the CUDA backend plugin: probe, instances, and strips streamed through pinned double buffers onto the kernels in kernels/cuda. */
+/* cuda_plugin.cu: the CUDA plugin's ABI glue around the strip engine. */
 #include <cuda_runtime.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_kernels.h"
 #include "gsmooth/gsmooth_plugin.h"
 #include "plugin_util.h"
-#include "round_up.h"
 #include "stencil_math.h"
+#include "strip_stream.h"
 
 static_assert(GS_MAX_ITERS == GS_PLUGIN_MAX_ITERS, "the kernels' pass limit is the ABI's");
 
-/*
- * Environment: GSMOOTH_CUDA_VARIANT=registers|shared-tiles|pingpong picks the smoothing
- * kernel when an instance is created (default registers; shared-tiles is the double-
- * buffered shared-memory design gsmooth grew from, pingpong the bench's global-memory
- * baseline). Anything else makes create fail with a message.
- *
- * A strip call cuts the strip into chunks of rows (at most kChunkBytes in any one buffer,
- * so device memory stays bounded whatever the strip size) and runs them round-robin on
- * kStreams streams: while one chunk's rows are copied into its pinned staging buffer on the
- * host, the previous chunk uploads, computes and downloads on the other stream. The plugin
- * holds no global state; the descriptor is read-only.
- */
-
-namespace {
-
-constexpr int kStreams = 2;                     /* double buffering: copy-in overlaps GPU work */
-constexpr size_t kChunkBytes = (size_t)16 << 20; /* largest single buffer of a chunk */
-constexpr uint32_t kPreferredStripBytes = 64u << 20; /* four chunks: the pipeline fills */
-/* Device-memory strips whose rows the kernels take in place need no staging: a chunk is
- * bounded by its float scratch alone, so one launch covers the strip when none is needed.
- * Scratch is kept per stream until the instance goes: 2 x 128 MiB at most beside a caller's
- * own allocations (1 GiB chunks held 2 GiB after one 16384^2 xy call), and the summed-area
- * table's look-back words, 37 MiB at most (gs_cuda_integral_scratch). */
-constexpr size_t kDirectChunkBytes = (size_t)128 << 20;
-static_assert(kStreams >= 2, "overlap needs two streams at least");
-
-enum { EV_START, EV_UPLOADED, EV_COMPUTED, EV_DOWNLOADED, EV_COUNT };
-
-/* Device buffers of one stream, and its pinned host staging. */
-struct lane_buffers {
-    void *h_in, *h_out;          /* pinned staging, packed rows */
-    void *d_in, *d_out, *d_scr;  /* device rows (pitched) and float scratch */
-    cudaEvent_t ev[EV_COUNT];    /* per chunk: start, uploaded, computed, downloaded */
-};
-
-} /* namespace */
-
+/* The plugin holds no global state; the descriptor is read-only. */
 struct gs_plugin_instance {
-    int device;                       /* CUDA device ordinal */
-    bool device_memory;               /* strips are in device memory (ABI 1.3 config.memory) */
-    gs_cuda_smooth_variant variant;   /* from GSMOOTH_CUDA_VARIANT at create */
-    cudaStream_t stream[kStreams];    /* one per staging buffer */
-    lane_buffers lane[kStreams];      /* buffers, sized by `cap_*` below */
-    size_t cap_h_in, cap_h_out;       /* bytes of each h_in / h_out */
-    size_t cap_d_in, cap_d_out, cap_d_scr; /* bytes of each d_in / d_out / d_scr */
-    void *d_carry, *h_carry;          /* 2d: the table row above the strip (device, pinned) */
-    size_t cap_carry;                 /* bytes of d_carry and h_carry */
-    gs_cuda_integral_scratch table_scratch; /* 2d: the tiles' look-back words */
-    uint64_t upload_ns, kernel_ns, download_ns; /* summed event times */
+    int device;             /* CUDA device ordinal */
+    gs_strip_stream engine; /* its streams, buffers and timings */
 };
 
 namespace {
@@ -161,50 +114,14 @@ gs_plugin_status cuda_probe(char *err, size_t err_size)
 
 /* ---- instances ---- */
 
-void release_buffers(gs_plugin_instance *inst)
-{
-    for (int s = 0; s < kStreams; ++s) {
-        lane_buffers *b = &inst->lane[s];
-        if (b->h_in) cudaFreeHost(b->h_in);
-        if (b->h_out) cudaFreeHost(b->h_out);
-        if (b->d_in) cudaFree(b->d_in);
-        if (b->d_out) cudaFree(b->d_out);
-        if (b->d_scr) cudaFree(b->d_scr);
-        b->h_in = b->h_out = b->d_in = b->d_out = b->d_scr = NULL;
-    }
-    if (inst->d_carry) cudaFree(inst->d_carry);
-    if (inst->h_carry) cudaFreeHost(inst->h_carry);
-    inst->d_carry = inst->h_carry = NULL;
-    gs_cuda_integral_scratch_free(&inst->table_scratch);
-    inst->cap_h_in = inst->cap_h_out = inst->cap_d_in = inst->cap_d_out = 0;
-    inst->cap_d_scr = inst->cap_carry = 0;
-}
-
 void cuda_destroy(gs_plugin_instance *inst)
 {
     if (!inst) return;
     device_scope keep_device;
     cudaSetDevice(inst->device);
-    for (int s = 0; s < kStreams; ++s)
-        if (inst->stream[s]) cudaStreamSynchronize(inst->stream[s]);
-    release_buffers(inst);
-    for (int s = 0; s < kStreams; ++s) {
-        for (int k = 0; k < EV_COUNT; ++k)
-            if (inst->lane[s].ev[k]) cudaEventDestroy(inst->lane[s].ev[k]);
-        if (inst->stream[s]) cudaStreamDestroy(inst->stream[s]);
-    }
+    gs_strip_stream_release(&inst->engine);
     free(inst);
 }
-
-/* GSMOOTH_CUDA_VARIANT's values. */
-const struct {
-    const char *name;
-    gs_cuda_smooth_variant variant;
-} variant_names[] = {
-    {"registers", GS_CUDA_SMOOTH_REGISTERS},
-    {"shared-tiles", GS_CUDA_SMOOTH_SHARED_TILES},
-    {"pingpong", GS_CUDA_SMOOTH_PINGPONG},
-};
 
 gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance **out,
                              char *err, size_t err_size)
@@ -212,27 +129,17 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
     device_scope keep_device;
     gs_plugin_status prc = GS_PLUGIN_OK;
     gs_plugin_instance *inst = NULL;
-    gs_cuda_smooth_variant variant = GS_CUDA_SMOOTH_REGISTERS;
     int device = 0, count = 0;
     cudaError_t e;
 
     if (!out) return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "null output pointer");
     *out = NULL;
-    const char *env = getenv("GSMOOTH_CUDA_VARIANT");
-    if (env && *env) {
-        size_t i = 0, n = sizeof variant_names / sizeof variant_names[0];
-        while (i < n && strcmp(env, variant_names[i].name) != 0) ++i;
-        if (i == n) {
-            prc = gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID,
-                                 "GSMOOTH_CUDA_VARIANT=%s: expected registers, shared-tiles or pingpong",
-                                 env);
-            goto cleanup;
-        }
-        variant = variant_names[i].variant;
-    }
     if (config && config->struct_size >= offsetof(gs_plugin_config, device) + sizeof(int32_t) &&
         config->device >= 0)
         device = config->device;
+    const bool device_memory =
+        config && config->struct_size >= offsetof(gs_plugin_config, memory) + sizeof(uint32_t) &&
+        config->memory == GS_MEMORY_DEVICE;
     e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
@@ -255,15 +162,7 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
         goto cleanup;
     }
     inst->device = device;
-    inst->variant = variant;
-    inst->device_memory =
-        config && config->struct_size >= offsetof(gs_plugin_config, memory) + sizeof(uint32_t) &&
-        config->memory == GS_MEMORY_DEVICE;
-    for (int s = 0; s < kStreams && e == cudaSuccess; ++s) {
-        e = cudaStreamCreateWithFlags(&inst->stream[s], cudaStreamNonBlocking);
-        for (int k = 0; k < EV_COUNT && e == cudaSuccess; ++k)
-            e = cudaEventCreate(&inst->lane[s].ev[k]);
-    }
+    e = gs_strip_stream_init(&inst->engine, device_memory);
     if (e != cudaSuccess) {
         prc = fail_cuda(err, err_size, "stream setup", e);
         goto cleanup;
@@ -274,322 +173,6 @@ gs_plugin_status cuda_create(const gs_plugin_config *config, gs_plugin_instance 
 cleanup:
     cuda_destroy(inst);
     return prc;
-}
-
-/* ---- strip streaming ---- */
-
-enum op_kind { OP_SMOOTH, OP_ROWS, OP_2D, OP_AXES };
-
-/* What a call computes: the operation, its passes, and for OP_AXES the axes and the rows
- * of the strip's window above and below the rows written. */
-struct strip_work {
-    op_kind op;
-    uint32_t iters;
-    uint32_t axes;
-    uint32_t above, below;
-};
-
-/* Bytes of one piece of device scratch, kept 256-byte aligned inside d_scr. */
-size_t piece(size_t bytes) { return gs_round_up(bytes, 256); }
-
-/* The shape of one strip's chunks. A chunk writes rows_per_chunk rows of the strip; down
- * columns it reads up to `halo` more rows on each side from the strip's window, so each
- * chunk is a window of its own (gsmooth_plugin.h, smooth_axes). */
-struct chunk_plan {
-    uint32_t rows_per_chunk;
-    uint32_t chunks;
-    uint32_t halo;               /* rows of context a chunk reads above and below */
-    uint32_t window_rows;        /* rows in the strip's window (above + rows + below) */
-    size_t in_row, out_row;      /* packed host row bytes */
-    size_t in_pitch, out_pitch;  /* device pitches, GS_CUDA_ALIGN multiples */
-    size_t float_pitch;          /* device pitch of a float32 row (xy) */
-    size_t rows_float, rows_chain, columns; /* OP_AXES scratch pieces, bytes */
-    size_t scratch;              /* device float scratch bytes for one chunk */
-};
-
-/* Chunk c's window: rows [in0, in1) of the strip's window, its rows written starting at
- * in0 + above. */
-struct chunk_rows {
-    uint32_t y0, rows;     /* rows of the strip written */
-    uint32_t in0, in1;     /* rows of the strip's window read */
-    uint32_t above;        /* rows read above the first row written */
-};
-
-chunk_rows rows_of_chunk(const chunk_plan &p, const gs_strip *s, const strip_work &w, uint32_t c)
-{
-    chunk_rows r;
-    r.y0 = c * p.rows_per_chunk;
-    r.rows = s->rows - r.y0 < p.rows_per_chunk ? s->rows - r.y0 : p.rows_per_chunk;
-    const uint32_t first = w.above + r.y0; /* in window coordinates */
-    r.in0 = first > p.halo ? first - p.halo : 0;
-    r.in1 = first + r.rows + p.halo < p.window_rows ? first + r.rows + p.halo : p.window_rows;
-    r.above = first - r.in0;
-    return r;
-}
-
-/* Where a strip's rows are read and written on the device. Host strips go through the
- * lanes' staging; device strips are read and written in place when their rows meet the
- * kernels' alignment (GS_CUDA_ALIGN), else copied device to device through d_in / d_out. */
-struct strip_io {
-    bool device;     /* src and dst are device pointers */
-    bool direct_in;  /* the kernels read src in place */
-    bool direct_out; /* the kernels write dst in place */
-};
-
-/* Rows the kernels may read or write in place: base, stride and the row's own bytes all
- * multiples of GS_CUDA_ALIGN, since they move whole 16-byte vectors up to the row's end
- * (a shorter last row would take them past the caller's allocation). */
-bool aligned_rows(const void *p, size_t stride, size_t row_bytes)
-{
-    return (uintptr_t)p % GS_CUDA_ALIGN == 0 && stride % GS_CUDA_ALIGN == 0 &&
-           row_bytes % GS_CUDA_ALIGN == 0;
-}
-
-strip_io io_of(const gs_plugin_instance *inst, const gs_strip *s)
-{
-    strip_io io = {inst->device_memory, false, false};
-    io.direct_in = io.device && aligned_rows(s->src, s->src_stride, (size_t)s->width * (s->in_bits / 8));
-    io.direct_out = io.device && aligned_rows(s->dst, s->dst_stride, (size_t)s->width * (s->out_bits / 8));
-    return io;
-}
-
-chunk_plan plan_chunks(const gs_plugin_instance *inst, const gs_strip *s, const strip_work &w,
-                       const strip_io &io)
-{
-    chunk_plan p;
-    const bool axes = w.op == OP_AXES;
-    p.halo = axes ? w.iters : 0;
-    p.window_rows = axes ? w.above + s->rows + w.below : s->rows;
-    p.in_row = (size_t)s->width * (s->in_bits / 8);
-    p.out_row = (size_t)s->width * (s->out_bits / 8);
-    p.in_pitch = gs_round_up(p.in_row, GS_CUDA_ALIGN);
-    p.out_pitch = gs_round_up(p.out_row, GS_CUDA_ALIGN);
-    p.float_pitch = gs_round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
-    const bool xy = axes && (w.axes & GS_AXIS_X);
-    size_t scr_row = 0;
-    if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(inst->variant, s->width, 1, w.iters);
-    if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width, 1, w.iters);
-    if (axes) scr_row += gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
-    const bool direct = io.direct_in && io.direct_out;
-    size_t widest = direct ? 0 : p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
-    if (scr_row > widest) widest = scr_row;
-    size_t rows = widest ? (direct ? kDirectChunkBytes : kChunkBytes) / widest : s->rows;
-    /* A chunk's halo rows are read and computed again by its neighbour: at least two
-     * halos' worth of rows written per chunk keeps that to half or less. */
-    const size_t halos = 2 * (size_t)p.halo;
-    rows = rows > 2 * halos ? rows - halos : halos;
-    if (rows < 1) rows = 1;
-    if (rows > s->rows) rows = s->rows;
-    p.rows_per_chunk = (uint32_t)rows;
-    p.chunks = (s->rows + p.rows_per_chunk - 1) / p.rows_per_chunk;
-    const size_t in_rows = rows + halos < p.window_rows ? rows + halos : p.window_rows;
-    p.rows_float = xy ? piece(p.float_pitch * in_rows) : 0;
-    p.rows_chain = xy ? piece(gs_cuda_smooth_scratch_bytes(GS_CUDA_SMOOTH_REGISTERS, s->width,
-                                                           (uint32_t)in_rows, w.iters))
-                      : 0;
-    p.columns = axes ? piece(gs_cuda_smooth_columns_scratch_bytes(s->width, (uint32_t)in_rows, w.iters)) : 0;
-    p.scratch = w.op == OP_SMOOTH
-                    ? gs_cuda_smooth_scratch_bytes(inst->variant, s->width, p.rows_per_chunk, w.iters)
-                    : p.rows_float + p.rows_chain + p.columns;
-    return p;
-}
-
-/* Grow one buffer of every lane to `need` bytes (never shrinks: strips repeat a shape). */
-cudaError_t grow(gs_plugin_instance *inst, size_t *cap, size_t need, size_t offset_in_lane,
-                 bool pinned)
-{
-    if (need <= *cap) return cudaSuccess;
-    for (int s = 0; s < kStreams; ++s) {
-        void **slot = (void **)((char *)&inst->lane[s] + offset_in_lane);
-        if (*slot) {
-            if (pinned)
-                cudaFreeHost(*slot);
-            else
-                cudaFree(*slot);
-            *slot = NULL;
-        }
-    }
-    *cap = 0;
-    for (int s = 0; s < kStreams; ++s) {
-        void **slot = (void **)((char *)&inst->lane[s] + offset_in_lane);
-        cudaError_t e = pinned ? cudaMallocHost(slot, need) : cudaMalloc(slot, need);
-        if (e != cudaSuccess) return e;
-    }
-    *cap = need;
-    return cudaSuccess;
-}
-
-/* The buffers a strip's chunks use: pinned staging for host strips, device rows unless the
- * kernels work in place, float scratch when the work needs it. */
-cudaError_t ensure_buffers(gs_plugin_instance *inst, const chunk_plan &p, const strip_io &io)
-{
-    const size_t r = p.rows_per_chunk;
-    const size_t in_rows = r + 2 * (size_t)p.halo < p.window_rows ? r + 2 * (size_t)p.halo : p.window_rows;
-    cudaError_t e;
-    if (!io.device &&
-        (e = grow(inst, &inst->cap_h_in, p.in_row * in_rows, offsetof(lane_buffers, h_in), true)))
-        return e;
-    if (!io.device &&
-        (e = grow(inst, &inst->cap_h_out, p.out_row * r, offsetof(lane_buffers, h_out), true)))
-        return e;
-    if (!io.direct_in &&
-        (e = grow(inst, &inst->cap_d_in, p.in_pitch * in_rows, offsetof(lane_buffers, d_in), false)))
-        return e;
-    if (!io.direct_out &&
-        (e = grow(inst, &inst->cap_d_out, p.out_pitch * r, offsetof(lane_buffers, d_out), false)))
-        return e;
-    if (p.scratch &&
-        (e = grow(inst, &inst->cap_d_scr, p.scratch, offsetof(lane_buffers, d_scr), false)))
-        return e;
-    return cudaSuccess;
-}
-
-/* Wait for chunk `c` (on lane c % kStreams), add its times, and copy its rows out. */
-cudaError_t finish_chunk(gs_plugin_instance *inst, const gs_strip *s, const chunk_plan &p,
-                         const strip_io &io, uint32_t c)
-{
-    const int k = (int)(c % kStreams);
-    lane_buffers *b = &inst->lane[k];
-    cudaError_t e = cudaStreamSynchronize(inst->stream[k]);
-    if (e != cudaSuccess) return e;
-    if (io.device) return cudaSuccess; /* untimed (see run_strip), and written on the device */
-    float up = 0, kern = 0, down = 0;
-    cudaEventElapsedTime(&up, b->ev[EV_START], b->ev[EV_UPLOADED]);
-    cudaEventElapsedTime(&kern, b->ev[EV_UPLOADED], b->ev[EV_COMPUTED]);
-    cudaEventElapsedTime(&down, b->ev[EV_COMPUTED], b->ev[EV_DOWNLOADED]);
-    inst->upload_ns += (uint64_t)(up * 1e6f);
-    inst->kernel_ns += (uint64_t)(kern * 1e6f);
-    inst->download_ns += (uint64_t)(down * 1e6f);
-    const uint32_t y0 = c * p.rows_per_chunk;
-    const uint32_t n = s->rows - y0 < p.rows_per_chunk ? s->rows - y0 : p.rows_per_chunk;
-    for (uint32_t y = 0; y < n; ++y)
-        memcpy((char *)s->dst + (size_t)(y0 + y) * s->dst_stride,
-               (const char *)b->h_out + (size_t)y * p.out_row, p.out_row);
-    return cudaSuccess;
-}
-
-/* Down the columns of one chunk's window (after the passes along its rows, for xy). */
-/* A chunk's rows on the device: its window's first row (d_in) and its first row written
- * (d_out), with their pitches. */
-struct chunk_rows_on_device {
-    const void *d_in;
-    size_t in_pitch;
-    void *d_out;
-    size_t out_pitch;
-};
-
-cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_work &w,
-                         lane_buffers *b, const chunk_rows &r, const chunk_rows_on_device &d,
-                         cudaStream_t stream)
-{
-    const uint32_t in_rows = r.in1 - r.in0;
-    char *scr = (char *)b->d_scr;
-    char *columns = scr + p.rows_float + p.rows_chain;
-    const void *src = d.d_in;
-    size_t src_pitch = d.in_pitch;
-    uint32_t src_kind = s->in_bits;
-    if (w.axes & GS_AXIS_X) {
-        cudaError_t e = gs_cuda_smooth_rows_float(d.d_in, d.in_pitch, (float *)scr, p.float_pitch,
-                                                  s->width, in_rows, s->in_bits, w.iters,
-                                                  p.rows_chain ? scr + p.rows_float : NULL,
-                                                  p.rows_chain, stream);
-        if (e != cudaSuccess) return e;
-        src = scr, src_pitch = p.float_pitch, src_kind = 32;
-    }
-    return gs_cuda_smooth_columns(src, src_pitch, src_kind, d.d_out, d.out_pitch, s->width, in_rows,
-                                  r.above, r.rows, s->in_bits, w.iters, p.columns ? columns : NULL,
-                                  p.columns, stream);
-}
-
-/* Enqueue the computation of one chunk on `stream`. */
-cudaError_t compute_chunk(gs_plugin_instance *inst, const gs_strip *s, const chunk_plan &p,
-                          const strip_work &w, lane_buffers *b, const chunk_rows &r,
-                          const chunk_rows_on_device &d, cudaStream_t stream)
-{
-    const uint32_t rows = r.rows, iters = w.iters;
-    switch (w.op) {
-    case OP_AXES: return compute_axes(s, p, w, b, r, d, stream);
-    case OP_SMOOTH:
-        return gs_cuda_smooth(inst->variant, d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width,
-                              rows, s->in_bits, iters, b->d_scr, inst->cap_d_scr, stream);
-    case OP_ROWS:
-        return gs_cuda_integral_rows(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
-                                     s->in_bits, s->out_bits, stream);
-    case OP_2D:
-        return gs_cuda_integral_2d(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, rows,
-                                   s->in_bits, s->out_bits, inst->d_carry, &inst->table_scratch,
-                                   stream);
-    }
-    return cudaErrorInvalidValue;
-}
-
-/*
- * Stream a strip through the lanes. Chunk c uses lane c % kStreams: its rows are packed
- * into pinned h_in on the host while the other lane's chunk is on the device; then upload,
- * compute, download are enqueued with events between them. The 2d table's column pass
- * needs the previous chunk's last row, so each chunk's compute waits on the event of the
- * chunk before it. Every lane is drained before returning, on error too.
- */
-cudaError_t run_strip(gs_plugin_instance *inst, const gs_strip *s, const strip_work &w)
-{
-    const strip_io io = io_of(inst, s);
-    const chunk_plan p = plan_chunks(inst, s, w, io);
-    cudaError_t e = ensure_buffers(inst, p, io);
-    /* A caller's producer queued its writes on the default stream (DLPack asks it to). */
-    if (e == cudaSuccess && io.device) e = cudaStreamSynchronize(cudaStreamLegacy);
-    /* Device strips are a library caller's, who times its own calls: no events but the one
-     * the 2d table's chunks chain on (each costs microseconds against a 0.33 ms kernel). */
-    const bool timed = !io.device;
-    uint32_t finished = 0;
-    for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
-        const int k = (int)(c % kStreams);
-        lane_buffers *b = &inst->lane[k];
-        cudaStream_t stream = inst->stream[k];
-        if (c >= (uint32_t)kStreams) {
-            e = finish_chunk(inst, s, p, io, c - kStreams);
-            if (e != cudaSuccess) break;
-            ++finished;
-        }
-        const chunk_rows r = rows_of_chunk(p, s, w, c);
-        const uint32_t in_rows = r.in1 - r.in0;
-        const char *src_rows = (const char *)s->src + (size_t)r.in0 * s->src_stride;
-        char *dst_rows = (char *)s->dst + (size_t)r.y0 * s->dst_stride;
-        const chunk_rows_on_device d = {
-            io.direct_in ? (const void *)src_rows : b->d_in, io.direct_in ? s->src_stride : p.in_pitch,
-            io.direct_out ? (void *)dst_rows : b->d_out, io.direct_out ? s->dst_stride : p.out_pitch};
-        if (!io.device)
-            for (uint32_t y = 0; y < in_rows; ++y)
-                memcpy((char *)b->h_in + (size_t)y * p.in_row, src_rows + (size_t)y * s->src_stride,
-                       p.in_row);
-        if (timed && (e = cudaEventRecord(b->ev[EV_START], stream))) break;
-        if (!io.direct_in &&
-            (e = cudaMemcpy2DAsync(b->d_in, p.in_pitch, io.device ? (const void *)src_rows : b->h_in,
-                                   io.device ? s->src_stride : p.in_row, p.in_row, in_rows,
-                                   io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,
-                                   stream)))
-            break;
-        if (timed && (e = cudaEventRecord(b->ev[EV_UPLOADED], stream))) break;
-        if (w.op == OP_2D && c > 0) {
-            const lane_buffers *prev = &inst->lane[(c - 1) % kStreams];
-            if ((e = cudaStreamWaitEvent(stream, prev->ev[EV_COMPUTED], 0))) break;
-        }
-        if ((e = compute_chunk(inst, s, p, w, b, r, d, stream))) break;
-        if ((timed || w.op == OP_2D) && (e = cudaEventRecord(b->ev[EV_COMPUTED], stream))) break;
-        if (!io.direct_out &&
-            (e = cudaMemcpy2DAsync(io.device ? (void *)dst_rows : b->h_out,
-                                   io.device ? s->dst_stride : p.out_row, b->d_out, p.out_pitch,
-                                   p.out_row, r.rows,
-                                   io.device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost,
-                                   stream)))
-            break;
-        if (timed && (e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
-    }
-    if (e == cudaSuccess) {
-        for (uint32_t c = finished; c < p.chunks && e == cudaSuccess; ++c)
-            e = finish_chunk(inst, s, p, io, c);
-    }
-    for (uint32_t k = 0; k < (uint32_t)kStreams && k < p.chunks; ++k) cudaStreamSynchronize(inst->stream[k]);
-    return e;
 }
 
 /* ---- operations ---- */
@@ -610,17 +193,9 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
                               GS_PLUGIN_MAX_ITERS);
-    if (iters == 0 && inst->device_memory) { /* the input unchanged, device to device */
+    if (iters == 0 && inst->engine.device_memory) { /* the input unchanged, device to device */
         cudaError_t e = cudaSetDevice(inst->device);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
-        const size_t row = (size_t)s->width * (s->in_bits / 8);
-        /* packed rows in one copy: a 2D copy of many narrow rows runs far below the rate */
-        if (e == cudaSuccess && s->src_stride == row && s->dst_stride == row)
-            e = cudaMemcpyAsync(s->dst, s->src, row * s->rows, cudaMemcpyDeviceToDevice, inst->stream[0]);
-        else if (e == cudaSuccess)
-            e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride, row, s->rows,
-                                  cudaMemcpyDeviceToDevice, inst->stream[0]);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(inst->stream[0]);
+        if (e == cudaSuccess) e = gs_strip_stream_copy(&inst->engine, s);
         return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "copying", e);
     }
     if (iters == 0) { /* the input unchanged: no device round trip */
@@ -631,7 +206,7 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
         return GS_PLUGIN_OK;
     }
     cudaError_t e = cudaSetDevice(inst->device);
-    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_SMOOTH, iters, GS_AXIS_X, 0, 0});
+    if (e == cudaSuccess) e = gs_strip_stream_run(&inst->engine, s, strip_work{OP_SMOOTH, iters, GS_AXIS_X, 0, 0});
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "smoothing", e);
 }
 
@@ -642,7 +217,7 @@ gs_plugin_status cuda_integral_rows(gs_plugin_instance *inst, const gs_strip *s,
     gs_plugin_status prc = check_strip(inst, s, 1, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     cudaError_t e = cudaSetDevice(inst->device);
-    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_ROWS, 0, 0, 0, 0});
+    if (e == cudaSuccess) e = gs_strip_stream_run(&inst->engine, s, strip_work{OP_ROWS, 0, 0, 0, 0});
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "integral rows", e);
 }
 
@@ -658,27 +233,13 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
      * strip. It seeds the column pass and becomes the strip's last row. */
     cudaError_t e = cudaSetDevice(inst->device);
     const size_t bytes = (size_t)s->width * (s->out_bits / 8);
-    if (e == cudaSuccess && inst->cap_carry < bytes) {
-        if (inst->d_carry) cudaFree(inst->d_carry);
-        if (inst->h_carry) cudaFreeHost(inst->h_carry);
-        inst->d_carry = inst->h_carry = NULL;
-        inst->cap_carry = 0;
-        e = cudaMalloc(&inst->d_carry, bytes);
-        if (e == cudaSuccess) e = cudaMallocHost(&inst->h_carry, bytes);
-        if (e == cudaSuccess) inst->cap_carry = bytes;
-    }
-    if (e == cudaSuccess) {
-        /* on lane 0's stream, which runs the first chunk after it */
-        memcpy(inst->h_carry, column_sums, bytes);
-        e = cudaMemcpyAsync(inst->d_carry, inst->h_carry, bytes, cudaMemcpyHostToDevice,
-                            inst->stream[0]);
-    }
-    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_2D, 0, 0, 0, 0});
+    if (e == cudaSuccess) e = gs_strip_stream_set_carry(&inst->engine, column_sums, bytes);
+    if (e == cudaSuccess) e = gs_strip_stream_run(&inst->engine, s, strip_work{OP_2D, 0, 0, 0, 0});
     if (e != cudaSuccess) return fail_cuda(err, err_size, "integral 2d", e);
     /* The carry becomes the strip's last table row, which the host already holds (or which
      * the device holds, for device strips). */
     const char *last = (const char *)s->dst + (size_t)(s->rows - 1) * s->dst_stride;
-    if (!inst->device_memory) {
+    if (!inst->engine.device_memory) {
         memcpy(column_sums, last, bytes);
         return GS_PLUGIN_OK;
     }
@@ -701,7 +262,7 @@ gs_plugin_status cuda_smooth_axes(gs_plugin_instance *inst, const gs_strip *s, u
         return cuda_smooth(inst, &inner, iters, err, err_size);
     }
     cudaError_t e = cudaSetDevice(inst->device);
-    if (e == cudaSuccess) e = run_strip(inst, s, strip_work{OP_AXES, iters, axes, halo_above, halo_below});
+    if (e == cudaSuccess) e = gs_strip_stream_run(&inst->engine, s, strip_work{OP_AXES, iters, axes, halo_above, halo_below});
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "smoothing down columns", e);
 }
 
@@ -712,9 +273,9 @@ void cuda_timings(const gs_plugin_instance *inst, gs_plugin_timings *out)
     if (size < sizeof(gs_plugin_timings)) return;
     out->abi_major = GS_PLUGIN_ABI_MAJOR;
     out->abi_minor = GS_PLUGIN_ABI_MINOR;
-    out->upload_ns = inst ? inst->upload_ns : 0;
-    out->kernel_ns = inst ? inst->kernel_ns : 0;
-    out->download_ns = inst ? inst->download_ns : 0;
+    out->upload_ns = inst ? inst->engine.upload_ns : 0;
+    out->kernel_ns = inst ? inst->engine.kernel_ns : 0;
+    out->download_ns = inst ? inst->engine.download_ns : 0;
 }
 
 /* Devices create accepts (0..count-1); 0 when CUDA cannot run. */
@@ -732,7 +293,7 @@ const gs_plugin_desc cuda_descriptor = {
     GS_ABI_HEADER_INIT(gs_plugin_desc),
     "cuda",
     "0.1.0",
-    "CUDA: passes in registers, streamed through pinned double buffers (GSMOOTH_CUDA_VARIANT)",
+    "CUDA: passes in registers, streamed through pinned double buffers",
     GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     GS_DEPTH_U8 | GS_DEPTH_U16,
     1, /* staging copies make any alignment and stride fine */

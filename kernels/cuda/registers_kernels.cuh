@@ -1,11 +1,15 @@
-/* smooth_registers.cu: the registers smoothing variant (the default): every pass in registers, neighbours by warp shuffles or shared memory, halos relayed between warps, pixels moved in 16-byte vectors, the division by 3 in a proven-equal fast sequence. */
+/* registers_kernels.cuh: the registers variant's kernels and launch planning. */
+#ifndef GS_CUDA_REGISTERS_KERNELS_CUH
+#define GS_CUDA_REGISTERS_KERNELS_CUH
+
 #include "launch_common.cuh"
 #include "fast_arith.cuh"
 #include "packed_passes.cuh"
 #include "mbarrier.cuh"
-#include "register_pixels.cuh"
+#include "registers_pixels.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
+#include "registers.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -39,15 +43,13 @@ constexpr uint32_t kMaxSpan = (uint32_t)kPix * kMaxGroup; /* 32768 pixels in one
 /* Passes per launch once a row needs halo segments: halo 1024 keeps 30720 of 32768 pixels
  * of each segment as output (94%), and launches stay few even at K = 100000. */
 constexpr uint32_t kMaxPassesPerLaunch = 1024;
-/* GS_CUDA_SMOOTH_REGISTERS sends launches of at most kFewPassesMax passes from integer
- * samples to smooth_few_passes.cu (K = 3: 0.196 ms in its float passes, 0.153 with its
- * integer sums, against these kernels' best, 0.230, on an H200). Where that does not fit, it prefetches the next segment with the copy engine
- * (persistent grid, multi-warp groups) in runs of at most kPrefetchMaxPasses passes, and of
- * more than kRelayMaxPasses (every launch of such a run); in between it loads directly,
- * into one-warp or relay segments (plan). Measured on an H200 (bench/NOTES.md): prefetch won
- * at K = 1 and 3 (0.200 vs 0.217 ms, 0.325 vs 0.336) and lost from K = 10 on (0.797 vs
- * 0.765 ms); relay segments won at K = 50 (1.978 vs 2.058 ms) and lost at K = 100 (4.428
- * vs 4.210), where 22 passes take the exact division. */
+/* The product's smoothing sends launches of at most kFewPassesMax passes from integer
+ * samples to registers_few_passes.cu, faster there than these kernels. Where that does not
+ * fit, it prefetches the next segment with the copy engine (persistent grid, multi-warp
+ * groups) in runs of at most kPrefetchMaxPasses passes, and of more than kRelayMaxPasses
+ * (every launch of such a run); in between it loads directly, into one-warp or relay
+ * segments (plan): the prefetch wins at few passes and loses from K = 10 on, relay segments
+ * win up to kRelayMaxPasses and lose past it, where passes take the exact division. */
 constexpr uint32_t kPrefetchMaxPasses = 4;
 constexpr uint32_t kRelayMaxPasses = GS_SHORT_DIV_PASSES;
 /* The most segments a launch may have: the kernel's grid-stride loop counts them in 32
@@ -77,9 +79,8 @@ __host__ __device__ constexpr uint32_t edge_slot_bytes(uint32_t group)
 }
 
 /* Whether these kernels store a warp's runs together (store_pixels_warp): for floats (the
- * rows of --axis xy, a chain's float32 windows), 0.97 -> 0.40 ms at 5 passes over 16384^2;
- * not for 16-bit samples, 3-6% slower so from 5 to 65 passes, where the passes, not the
- * stores, bound the launch (bench/NOTES.md, fourteenth session). */
+ * rows of --axis xy, a chain's float32 windows), whose stores bound the launch; not for
+ * 16-bit samples, slower so, where the passes, not the stores, bound the launch. */
 template <typename Tout> constexpr bool kWarpStores = sizeof(Tout) == 4;
 /* Bytes of the warps' staging for store_pixels_warp, after a block's other dynamic shared
  * memory, which the kernels keep a multiple of 16 bytes. */
@@ -89,7 +90,7 @@ template <typename Tout> __host__ __device__ constexpr uint32_t stage_bytes(uint
 }
 /* A block's dynamic shared memory with the staging at most this, or no staging (its warps
  * store alone): within what devices of compute capability 8.6, 8.9 and 12.x allow a block
- * (about 99 KiB), and on an H200 two 512-thread blocks an SM keep fitting. The largest
+ * (about 99 KiB), and on sm_90 two 512-thread blocks an SM keep fitting. The largest
  * groups (1024 threads, K > 78) would pass 227 KiB with it. */
 constexpr size_t kStagedSmemMax = 96u * 1024u;
 
@@ -198,8 +199,8 @@ __device__ __forceinline__ void pass_with_ends(float (&v)[kPix], float l, float 
      * e_right - 1 (or l) and e_right. Both can sit in one thread. */
     const float left_a = v[0], left_b = v[1];
     if (!e.warp_switch) {
-        /* pass_with_last_element_ends' formulas, by branches: its selects made the
-         * prefetching groups' K=1 launch 11% slower on an H200 (bench/NOTES.md) */
+        /* pass_with_last_element_ends' formulas, by branches: its selects slow the
+         * prefetching groups' K=1 launch */
         const float right_a = v[kPix - 2], right_b = v[kPix - 1];
         pass_interior<Arith>(v, l, r);
         if (e.has_left) v[0] = gs_mean2(left_a, left_b);
@@ -373,8 +374,8 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
     const uint32_t rows = (uint32_t)(g.segs_total / warps); /* launches take 32-bit rows */
     /* Segment w of the row on hardware warp hw; the row's last segment on warp 1. The two
      * end segments run the most instructions (pass_with_last_element_ends), and a block
-     * lasts as long as its slowest warp; with the right end on warp 1 rather than the last,
-     * K=50 took 1% less on an H200 (bench/NOTES.md). */
+     * lasts as long as its slowest warp, so the right end goes on warp 1 rather than the
+     * last, to start early. */
     const uint32_t hw = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const uint32_t w = hw == 0 ? 0u : hw == 1 ? warps - 1u : hw - 1u;
 
@@ -455,55 +456,6 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
     }
 }
 
-/* Whether round_packed_lane<K> misses round(n / 3^K) (no ties: 3^K is odd), for n in its range
- * [0, 255 x 3^K]. */
-template <int K> __device__ bool packed_rounding_wrong(uint32_t n)
-{
-    constexpr uint32_t pow3 = kPackedPow3<K>;
-    return n <= 255u * pow3 &&
-           round_packed_lane<K>(kMagic23Bits | n) != kMagic23Bits + (2u * n + pow3) / (2u * pow3);
-}
-
-/* Exhaustive comparison of ReciprocalFma, ShortDivide, div3_of_magic_sum and the integer
- * sums' rounding (round_packed_lane) with the shared formulas (see their comments):
- * d_counts[0] counts differences where they must agree, d_counts[1] the short division's
- * differences at or below 2^-123, which the pass limit keeps away. */
-__global__ void check_fast_arith_kernel(unsigned long long *d_counts)
-{
-    const uint32_t div_hi = __float_as_uint(3.0f * 65535.0f);
-    const uint32_t short_lo = __float_as_uint(0x1p-123f);
-    const uint32_t q_hi = __float_as_uint(65535.0f), q8_hi = __float_as_uint(255.0f);
-    unsigned long long bad = 0, short_below = 0;
-    for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u <= div_hi;
-         u += (uint64_t)gridDim.x * blockDim.x) {
-        const float s = __uint_as_float((uint32_t)u);
-        const uint32_t exact = __float_as_uint(gs_mean3(s, 0.0f, 0.0f));
-        if (__float_as_uint(ReciprocalFma::div3(s)) != exact) ++bad;
-        if (__float_as_uint(ShortDivide::div3(s)) != exact) {
-            if (u == 0 || u > short_lo)
-                ++bad;
-            else
-                ++short_below;
-        }
-        if (u <= q_hi &&
-            (ReciprocalFma::quantize(s, 65535.0f) & 0xffffu) != IeeeDivide::quantize(s, 65535.0f))
-            ++bad;
-        if (u <= q8_hi &&
-            (ReciprocalFma::quantize(s, 255.0f) & 0xffu) != IeeeDivide::quantize(s, 255.0f))
-            ++bad;
-        /* pass 1's integer sums (div3_of_magic_sum): u as the sum itself */
-        if (u <= 3u * 65535u &&
-            __float_as_uint(div3_of_magic_sum(kSum3MagicBits + (uint32_t)u)) !=
-                __float_as_uint(gs_mean3((float)u, 0.0f, 0.0f)))
-            ++bad;
-        /* the integer sums' rounding: u as N */
-        bad += packed_rounding_wrong<1>((uint32_t)u) + packed_rounding_wrong<2>((uint32_t)u) +
-               packed_rounding_wrong<3>((uint32_t)u) + packed_rounding_wrong<4>((uint32_t)u);
-    }
-    if (bad) atomicAdd(&d_counts[0], bad);
-    if (short_below) atomicAdd(&d_counts[1], short_below);
-}
-
 /* ---- host side ---- */
 
 /*
@@ -563,16 +515,15 @@ SegmentGeom plan_relay(uint32_t width, uint64_t rows, uint32_t passes)
 
 /*
  * The geometry of one launch. Rows wider than a warp's 1024 pixels take multi-warp groups,
- * which meet at a barrier every pass; measured on an H200 (bench/NOTES.md), their passes
- * issue at 73% of the peak, one-warp segments with a halo at 89%, so a pixel-pass costs
- * 0.77 as much there. One-warp segments are taken when the pixels they smooth, halos and
+ * which meet at a barrier every pass, so their passes issue further below the peak than
+ * one-warp segments with a halo: a pixel-pass costs about 0.8 as much in the latter. One-warp segments are taken when the pixels they smooth, halos and
  * all, are at most 1.2 times the groups' (16384-pixel rows: 1.0625); not at
  * kPrefetchMaxPasses passes or fewer, where the multi-warp groups with the copy engine win.
  * Up to kPix passes they are independent warps with a halo of kPix; above, up to
  * kRelayMaxPasses, relay segments where a row fits kRelayMaxWarps of them and ends on a
  * thread's last pixel, else halos as wide as the passes up to kWarpSegmentMaxPasses. A
  * relay block lasts as long as its slowest warp, and a row end elsewhere makes its warp pay
- * the switches (RowEnds): on an H200 that cost K=50 13% (bench/NOTES.md).
+ * the switches (RowEnds).
  */
 SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
 {
@@ -641,7 +592,7 @@ cudaError_t launch_typed(SegmentGeom g, bool prefetch, cudaStream_t stream)
 
 /* One launch of the chain: pick the layout and the instantiation for the in/out kinds.
  * few_passes: launches of at most kFewPassesMax passes from integer samples go to
- * smooth_few_passes.cu (the default variant's choice). */
+ * registers_few_passes.cu (the default variant's choice). */
 template <class Arith>
 cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *out,
                        size_t out_pitch, uint32_t out_kind, uint32_t passes, uint32_t width,
@@ -660,12 +611,6 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
     return gs_cuda_dispatch_kinds(in_kind, out_kind, [&](auto tin, auto tout) {
         return launch_typed<decltype(tin), decltype(tout), Arith>(g, prefetch, stream);
     });
-}
-
-/* Whether the plugin's default registers variant prefetches (kPrefetchMaxPasses). */
-bool default_prefetches(uint32_t iters)
-{
-    return iters <= kPrefetchMaxPasses || iters > kRelayMaxPasses;
 }
 
 uint32_t max_passes_per_launch(uint32_t width)
@@ -700,51 +645,4 @@ cudaError_t smooth_with(const void *d_src, size_t src_pitch, void *d_dst, size_t
 
 } /* namespace */
 
-/* ---- the variant's entry, and the proof of its arithmetic ---- */
-
-size_t gs_cuda::smooth_registers_scratch(uint32_t width, uint32_t rows, uint32_t iters)
-{
-    return chain_scratch_bytes(width, rows, iters, max_passes_per_launch(width));
-}
-
-cudaError_t gs_cuda::smooth_registers(gs_cuda_smooth_variant variant, const void *d_src,
-                                      size_t src_pitch, void *d_dst, size_t dst_pitch,
-                                      uint32_t width, uint32_t rows, uint32_t bits,
-                                      uint32_t iters, void *d_scratch, size_t scratch_bytes,
-                                      cudaStream_t stream)
-{
-    switch (variant) {
-    case GS_CUDA_SMOOTH_REGISTERS:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes,
-                                          default_prefetches(iters), true, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_IEEE_DIVIDE:
-        return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                       iters, d_scratch, scratch_bytes, false, false, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_DIRECT_LOADS:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, false, false, stream);
-    case GS_CUDA_SMOOTH_REGISTERS_BULK_COPY:
-        return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
-                                          iters, d_scratch, scratch_bytes, true, false, stream);
-    default: return cudaErrorInvalidValue;
-    }
-}
-
-cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,
-                                               size_t dst_pitch, uint32_t width, uint32_t rows,
-                                               uint32_t bits, uint32_t iters, void *d_scratch,
-                                               size_t scratch_bytes, cudaStream_t stream)
-{
-    return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
-                                      d_scratch, scratch_bytes, default_prefetches(iters), true,
-                                      stream, kKindFloat);
-}
-
-extern "C" cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t stream)
-{
-    if (d_counts == NULL) return cudaErrorInvalidValue;
-    /* 1024 blocks x 256 threads stride over the ~1.2e9 inputs: a few ms on an H200. */
-    check_fast_arith_kernel<<<1024, 256, 0, stream>>>(d_counts);
-    return cudaGetLastError();
-}
+#endif /* GS_CUDA_REGISTERS_KERNELS_CUH */

@@ -1,10 +1,17 @@
-/* smooth_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes from integer samples: each thread smooths its kPix pixels alone, from its own copy of the pixels either side, with no barrier, shuffle or shared memory between passes; u8 segments away from the row ends as exact integer sums, the others in float with pass 1's sums taken as integers; its next segment's loads in flight while it works. */
+/* registers_few_passes.cu: the registers variant's launch for at most kFewPassesMax passes. */
+/*
+ * From integer samples: each thread smooths its kPix pixels alone, from its own copy of the
+ * pixels either side, with no barrier, shuffle or shared memory between passes; u8 segments
+ * away from the row ends as exact integer sums, the others in float with pass 1's sums
+ * taken as integers; its next segment's loads in flight while it works.
+ */
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
 #include "packed_passes.cuh"
-#include "register_pixels.cuh"
+#include "registers_pixels.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "launch_chain.cuh"
+#include "registers.cuh"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -18,7 +25,7 @@
  * so for K passes a thread also holds the K pixels either side of its segment (kHalo at
  * most): pass p computes the pixels within K - p of its segment, and the segment's own kPix
  * are right after pass K. For K = 3 that is 102 pixel-passes for 96, where sharing the
- * neighbours at every pass (smooth_registers.cu's groups) costs a shuffle or a barrier a
+ * neighbours at every pass (registers_kernels.cuh's groups) costs a shuffle or a barrier a
  * pass. The halo comes from the neighbouring lanes' loaded words by a shuffle a word each
  * side (one word of u8, two of u16); a warp's outer lanes load theirs with their own
  * segment.
@@ -35,10 +42,9 @@
  *
  * A block is one warp, and a warp takes kTurns runs of kWarp consecutive segments, a
  * segment a lane each turn; it issues the loads of its next turn before it smooths the
- * current one. One-warp blocks free their registers as soon as their warp is done: on an
- * H200 this took K=3 from 0.207 ms (a persistent grid of 256-thread blocks striding over
- * the segments, whose warps finished far apart: 17 of 24 warps an SM active on average) to
- * 0.199 ms (bench/NOTES.md, eleventh step); the integer sums took it to 0.153 ms (twelfth).
+ * current one. One-warp blocks free their registers as soon as their warp is done, where
+ * a persistent grid of 256-thread blocks striding over the segments keeps SMs waiting on
+ * warps that finish far apart.
  */
 
 namespace gs_cuda {

@@ -1,6 +1,12 @@
-/* register_pixels.cuh: a thread's run of kPix pixels in registers, shared by the registers variant's kernels: loading them as exact floats, storing them (samples quantized, floats as they are; a thread's run alone, or a warp's runs together through shared memory), one in-place pass over a span of them, and where the row's ends fall among them. */
-#ifndef GS_CUDA_REGISTER_PIXELS_CUH
-#define GS_CUDA_REGISTER_PIXELS_CUH
+/* registers_pixels.cuh: a thread's run of kPix pixels in registers. */
+/*
+ * Shared by the registers variant's kernels: loading them as exact floats, storing them
+ * (samples quantized, floats as they are; a thread's run alone, or a warp's runs together
+ * through shared memory), one in-place pass over a span of them, and where the row's ends
+ * fall among them.
+ */
+#ifndef GS_CUDA_REGISTERS_PIXELS_CUH
+#define GS_CUDA_REGISTERS_PIXELS_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -11,9 +17,9 @@
 
 namespace gs_cuda {
 
-/* Pixels per thread: two 16-byte loads of u8. In smooth_registers.cu's kernels 32 floats of
+/* Pixels per thread: two 16-byte loads of u8. In registers_kernels.cuh's kernels 32 floats of
  * state plus temporaries stay near 64 registers, so two 512-thread groups (16384-pixel rows)
- * fit an SM; smooth_few_passes.cu holds 8 more and runs 24 warps an SM. */
+ * fit an SM; registers_few_passes.cu holds 8 more and runs 24 warps an SM. */
 constexpr int kPix = 32;
 
 /* Sample k of a word of u8 (k < 4) or u16 (k < 2) samples as the low mantissa bits of 2^23:
@@ -147,15 +153,15 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
  * that the 16-byte writes of 8 consecutive lanes meet distinct banks (4.5 KiB a warp for
  * floats, 2.5 KiB for u16). The reads of 8 consecutive lanes take one lane's run for floats,
  * conflict-free; for u16 two lanes' runs, 20 words apart, whose last and first pieces share
- * a bank: no pad does both, an XOR swizzle would (a review's bank model, not measured). */
+ * a bank: no pad does both, an XOR swizzle would (by the bank model). */
 template <typename T> constexpr int kStageLaneWords = kPix * (int)sizeof(T) / 4 + 4;
 
 /*
  * store_pixels for a whole warp at once, for samples of 2 or 4 bytes: lane l's pixels go to
  * row_l from xs_l, stopping at x1_l (inactive lanes store nothing). Stored one lane at a
  * time, a warp's store instruction would put 16 bytes in each of 32 lines (lanes 64 or 128
- * bytes apart), which an H200 writes at a seventh of the rate of whole lines (a GiB of
- * floats: 1.85 ms against 0.26, bench/NOTES.md, fourteenth session). So the lanes put their
+ * bytes apart), which the GPU writes at a fraction of the rate of whole lines. So the lanes
+ * put their
  * words in `stage` (kWarp x kStageLaneWords<T> words of shared memory, the warp's own), and
  * each store instruction takes 16-byte pieces of consecutive lanes' runs: lane l's piece i
  * is piece l % kPieces of lane (i * kWarp + l) / kPieces's run, kPieces being a run's pieces.
@@ -246,7 +252,7 @@ static_assert(kPix == 32, "the switches below name every element");
     X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)      \
     X(30) X(31)
 /* Elements past a thread's own: x = width - 1 in the halo a thread holds to its right
- * (smooth_few_passes.cu, kHalo of 4 at most). */
+ * (registers_few_passes.cu, kHalo of 4 at most). */
 #define GS_HALO_CASES(X) X(32) X(33) X(34) X(35)
 
 /* The old values x = width - 1 needs, when it is element Off + e of v: a = element
@@ -305,7 +311,7 @@ struct RowEnds {
 
 /* The row ends of the thread whose element 0 is x = xs; x = width - 1 counts when it is
  * among its elements [0, reach): kPix, or more for a thread that also holds pixels to the
- * right of its own (smooth_few_passes.cu). */
+ * right of its own (registers_few_passes.cu). */
 __device__ __forceinline__ RowEnds row_ends(long xs, uint32_t width, int reach = kPix)
 {
     RowEnds e;
@@ -321,4 +327,4 @@ __device__ __forceinline__ RowEnds row_ends(long xs, uint32_t width, int reach =
 
 } /* namespace gs_cuda */
 
-#endif /* GS_CUDA_REGISTER_PIXELS_CUH */
+#endif /* GS_CUDA_REGISTERS_PIXELS_CUH */

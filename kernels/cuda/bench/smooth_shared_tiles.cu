@@ -1,8 +1,9 @@
-/* smooth_shared_tiles.cu: the shared-tiles smoothing variant: two shared-memory buffers that swap roles every pass behind an mbarrier, over segments of whole rows. */
+/* smooth_shared_tiles.cu: the shared-tiles variant, double-buffered behind an mbarrier. */
 #include "launch_common.cuh"
 #include "mbarrier.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "bench_smooth.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
@@ -10,7 +11,7 @@
 #include <stdint.h>
 
 /*
- * The design gsmooth grew from (a CUDA lesson's double-buffered stencil): buffer A holds
+ * A double-buffered stencil (as a CUDA lesson teaches it): buffer A holds
  * the tile, even passes read A and write B, odd passes read B and write A; after each pass
  * every thread arrives on an mbarrier and waits (try_wait on the phase parity) before the
  * roles swap; the final buffer follows from the pass count's parity. The lesson smoothed

@@ -1,7 +1,11 @@
-/* smooth_pingpong.cu: the ping-pong smoothing variant, the bench's baseline: one launch per pass, one thread per pixel, float32 rows ping-ponged through global memory. */
+/* smooth_pingpong.cu: the ping-pong variant, the bench's global-memory baseline. */
+/*
+ * One launch per pass, one thread per pixel, float32 rows ping-ponged through global memory.
+ */
 #include "launch_common.cuh"
 #include "sample_io.cuh"
-#include "smooth_variants.cuh"
+#include "bench_smooth.cuh"
+#include "launch_chain.cuh"
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
