@@ -71,6 +71,11 @@ gs_status gs_backend_run(const gs_plugin_desc *desc, gs_plugin_instance *instanc
     default: prc = desc->smooth_rows(instance, strip, work->iters, msg, sizeof msg); break;
     }
     if (prc == GS_PLUGIN_OK) return GS_OK;
-    return gs_fail(err, err_size, prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND,
-                   "backend %s failed: %s", desc->name, msg[0] ? msg : "no reason given");
+    return gs_fail(err, err_size, gs_backend_status(prc), "backend %s failed: %s", desc->name,
+                   msg[0] ? msg : "no reason given");
+}
+
+gs_status gs_backend_status(gs_plugin_status prc)
+{
+    return prc == GS_PLUGIN_OK ? GS_OK : prc == GS_PLUGIN_ERR_NOMEM ? GS_ERR_NOMEM : GS_ERR_BACKEND;
 }

@@ -41,6 +41,10 @@ uint64_t gs_work_size(const gs_work *work, uint32_t width, uint32_t height);
 gs_status gs_backend_takes(const gs_plugin_desc *desc, const gs_work *work, uint32_t bits,
                            char *err, size_t err_size);
 
+/* The one rule from a plugin's status to ours: out of memory stays so; any other failure,
+ * a refused argument too (the library checked them first), is the backend's. */
+gs_status gs_backend_status(gs_plugin_status prc);
+
 /* One strip through the backend's operation for the work, on `instance`. Smoothing down
  * columns reads `above` and `below` rows of halo around the strip's rows (the strip's src
  * is the window's first row); other operations ignore them. The 2d integral continues from

@@ -1,5 +1,6 @@
 /* backend_pool.c: plugin discovery for a run, and per-worker backend choice with lazily created instances. */
 #include "backend_pool.h"
+#include "backend_call.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -114,14 +115,16 @@ static gs_status live_instance(gs_instances *w, gs_backend *chosen, int32_t devi
     gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), w->threads, device, memory};
     char msg[GS_ERR_SIZE] = "";
     gs_plugin_instance *made = NULL;
-    int ok = chosen->desc->create(&cfg, &made, msg, sizeof msg) == GS_PLUGIN_OK && made;
+    const gs_plugin_status prc = chosen->desc->create(&cfg, &made, msg, sizeof msg);
+    int ok = prc == GS_PLUGIN_OK && made;
     pthread_mutex_lock(&w->lock);
     if (ok) slot->instance = made;
     else slot->backend = NULL; /* free again */
     pthread_cond_broadcast(&w->created);
     pthread_mutex_unlock(&w->lock);
     if (!ok)
-        return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s: cannot start: %s",
+        return gs_fail(err, err_size, prc == GS_PLUGIN_OK ? GS_ERR_BACKEND : gs_backend_status(prc),
+                       "backend %s: cannot start: %s",
                        chosen->desc->name, msg[0] ? msg : "no reason given");
     *instance = made;
     return GS_OK;

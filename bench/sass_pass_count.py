@@ -5,9 +5,9 @@ Counts what one pass issues for a thread that holds no row end, read from the SA
 needed).
 
 Usage: sass_pass_count.py SASS_FILE KERNEL_NAME_PART
-  SASS_FILE: `cuobjdump --dump-sass` of a cubin of kernels/cuda/smooth_registers.cu
+  SASS_FILE: `cuobjdump --dump-sass` of a cubin of kernels/cuda/registers_smooth.cu
   (build one with: nvcc -std=c++17 -O3 -arch=sm_90 -cubin -Ikernels -Ikernels/cuda
-  -Iinclude -o reg.cubin kernels/cuda/smooth_registers.cu; cuobjdump ships with the CUDA
+  -Iinclude -o reg.cubin kernels/cuda/registers_smooth.cu; cuobjdump ships with the CUDA
   toolkit's full install and inside Triton's wheel, triton/backends/nvidia/bin).
   KERNEL_NAME_PART: picks the instantiation, e.g. kernelIhhNS_13ReciprocalFmaELb0 (u8 in
   and out, fast arithmetic, direct loads).

@@ -13,9 +13,9 @@
  * time, and offers no way to hand it IDAT data compressed elsewhere. libpng still writes
  * the container: signature and IHDR (png_write_info), each IDAT and IEND through its
  * public chunk API (png_write_chunk_start/_data/_end), which also computes the CRCs. Its
- * default (all five filters tried per row, zlib level 6) took 2.4 s of the 2.5 s
- * end-to-end run on the 4096x4096 benchmark mosaic; see bench/NOTES_E2E.md. Each piece
- * of the deflate stream becomes one IDAT chunk.
+ * default (all five filters tried per row, zlib level 6) took nearly all of an end-to-end
+ * run (docs/performance.md, "Choices the code makes"). Each piece of the deflate stream
+ * becomes one IDAT chunk.
  */
 
 /* PNG row filter types (PNG specification, section 9.2). */
@@ -99,7 +99,7 @@ static gs_status put_idat(void *ctx, const unsigned char *head, size_t head_len,
 /* One row as PNG stores it: the filter byte, then big-endian samples, each byte minus the
  * same byte of the sample to its left (Sub). Rows are smoothed along x, so neighbours
  * differ little: on the mosaic Sub beat None, Up, Average, Paeth and libpng's per-row
- * choice at every zlib level (bench/NOTES_E2E.md). Level 0 stores rows unfiltered. */
+ * choice at every zlib level (docs/performance.md). Level 0 stores rows unfiltered. */
 static void filter_row(unsigned char *dst, const unsigned char *src, uint32_t width,
                        unsigned bytes_per_sample, int level)
 {

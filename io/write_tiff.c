@@ -1,4 +1,6 @@
-/* write_tiff.c: the TIFF writer on libtiff: 8/16-bit gray images and exact 32/64-bit integrals, deflated with the horizontal predictor in strips, streamed row by row; BigTIFF whenever the file could pass 4 GiB. */
+/* write_tiff.c: the TIFF writer on libtiff, streamed in deflated strips. */
+/* 8/16-bit gray images and exact 32/64-bit integrals, with the horizontal predictor;
+ * BigTIFF whenever the file could pass 4 GiB. */
 #include "io_internal.h"
 #include "tiff_io.h"
 
@@ -9,9 +11,9 @@
 #define TIFF_STRIP_BYTES (256u << 10)
 /* The deflate level follows the PNG setting (--compression, --png-level): 0 writes
  * uncompressed strips; ISA-L's fast tier 1..3 (the default, 2, among them) becomes
- * libdeflate's level 1; zlib's levels 4..9 the same libdeflate level. On the smoothed
- * 8192^2 mosaic level 1 took 0.62-0.71 s for 22.8 MB, level 2 0.98-1.18 s for 22.1 MB,
- * level 6 5.1 s for 20.8 MB (bench/NOTES_E2E.md, "TIFF"). */
+ * libdeflate's level 1, which is several times faster than 2 for a few percent more
+ * bytes; zlib's levels 4..9 the same libdeflate level (docs/performance.md has the
+ * sizes and times). */
 #define TIFF_FAST_LEVEL 1
 #define TIFF_FAST_TIER_MAX 3
 
@@ -40,7 +42,7 @@ static gs_status tiff_write_failure(tiff_out_state *t, const char *what, char *e
 }
 
 /* Whole strips go to TIFFWriteEncodedStrip, which deflates them with libdeflate in one
- * call (row by row, libtiff must use zlib's streaming deflate: 10x slower here). */
+ * call (row by row, libtiff must use zlib's streaming deflate, many times slower). */
 static gs_status flush_strip(tiff_out_state *t, char *err, size_t err_size)
 {
     const tmsize_t bytes = (tmsize_t)((size_t)t->rows_held * t->row_bytes);

@@ -72,7 +72,7 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
  * checks it for every input of K = 1 and every three pass-1 sums of K = 2, with the error
  * bound, and for random windows of K = 3 and 4. The kernels: kernels/cpu/int_sums.h (rows
  * in cpu_smooth.c, columns in cpu_window.c), kernels/cuda/packed_passes.cuh (rows in
- * smooth_few_passes.cu; its rounding also in smooth_columns.cu).
+ * registers_few_passes.cu; its rounding also in smooth_columns.cu).
  */
 #define GS_INT_SUMS_MAX_PASSES 4u
 /* 3^K, the divisor after K <= GS_INT_SUMS_MAX_PASSES passes. */

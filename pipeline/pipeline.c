@@ -28,7 +28,7 @@ static uint64_t now_ns(void)
 /* Zero-filled: a strip buffer never carries earlier heap contents (another file's pixels,
  * in a batch) to an output, even if a decoder or backend left part of it unwritten. The
  * decoders and backends write every sample (fuzz_decode.c and valgrind check that);
- * this is the second line. Zeroing 1 MiB strips costs ~0.1 ms a file. */
+ * this is the second line. Zeroing a strip costs little beside its decode. */
 static void *alloc_rows(size_t rows, size_t stride, size_t align)
 {
     if (stride && rows > SIZE_MAX / stride) return NULL;

@@ -292,7 +292,7 @@ uint32_t cuda_device_count(void)
 const gs_plugin_desc cuda_descriptor = {
     GS_ABI_HEADER_INIT(gs_plugin_desc),
     "cuda",
-    "0.1.0",
+    GS_PLUGIN_VERSION, /* the library's (CMakeLists.txt reads gsmooth.h) */
     "CUDA: passes in registers, streamed through pinned double buffers",
     GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
     GS_DEPTH_U8 | GS_DEPTH_U16,
