@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gsmooth/gsmooth.h"
+#include "held_notes.h"
 #include "manifest.h"
 #include "options.h"
 #include "report.h"
@@ -20,6 +21,8 @@ typedef struct outcome_sink {
 static void on_finished(void *ctx, const gsmooth_file_outcome *o)
 {
     outcome_sink *sink = ctx;
+    gs_held_notes_release(o->input, o->status != GSMOOTH_FILE_FAILED);
+    if (o->output) gs_held_notes_release(o->output, o->status != GSMOOTH_FILE_FAILED);
     if (o->status == GSMOOTH_FILE_FAILED) gs_report_error(o->error);
     if (o->status == GSMOOTH_FILE_OK && sink->options->time) gs_report_times(o->input, o->result);
     char err[GSMOOTH_ERR_SIZE];
@@ -28,10 +31,11 @@ static void on_finished(void *ctx, const gsmooth_file_outcome *o)
         gs_report_error(err);
 }
 
-/* libgsmooth's notes: about a file, or about the run (a backend fallback). */
+/* libgsmooth's notes: about a file, held until it ends (a file that fails prints only its
+ * error), or about the run (a backend fallback), printed at once. */
 static void library_note(void *user, const char *file, const char *message)
 {
-    if (file) gs_report_note(user, file, message);
+    if (file) gs_held_note(file, message);
     else gs_report_message(user, message);
 }
 
@@ -154,6 +158,19 @@ int main(int argc, char **argv)
      * dying silently of SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
 
+    /* Image bytes on a terminal are garbage to the reader and may upset it (as gzip
+     * refuses): standard output must be a pipe or a file. */
+    if (o.action == GS_ACTION_RUN && !o.out_dir && strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO)) {
+        gs_report_error("refusing to write image data to a terminal: redirect standard output, or "
+                        "name an output file");
+        return gs_exit_code(GSMOOTH_ERR_USAGE);
+    }
+    if (o.sigma && (!o.quiet || o.time)) {
+        char line[128];
+        snprintf(line, sizeof line, "--sigma %s is %u passes (K = round(3 sigma^2 / 2))", o.sigma,
+                 o.file.iters);
+        gs_report_message(NULL, line);
+    }
     gsmooth_context *ctx = NULL;
     rc = open_context(&o, &ctx);
     if (rc != GSMOOTH_OK) return gs_exit_code(rc);
@@ -174,6 +191,7 @@ int main(int argc, char **argv)
         sink.manifest = &manifest;
     }
     rc = o.out_dir ? run_batch(ctx, &o, &sink) : run_single(ctx, &o, &sink);
+    gs_held_notes_release(NULL, 1); /* a note under another name than its file's: not lost */
     if (sink.manifest && gs_manifest_close(sink.manifest, err, sizeof err) != GSMOOTH_OK) {
         if (!sink.manifest_failed++) gs_report_error(err);
     }

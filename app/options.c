@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,12 @@
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
     OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION,
-    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES
+    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES, OPT_SIGMA
 };
 
 static const struct option long_options[] = {
     {"iters", required_argument, NULL, OPT_ITERS},
+    {"sigma", required_argument, NULL, OPT_SIGMA},
     {"axis", required_argument, NULL, OPT_AXIS},
     {"integral", optional_argument, NULL, OPT_INTEGRAL},
     {"backend", required_argument, NULL, OPT_BACKEND},
@@ -124,58 +126,57 @@ static const numeric_option *find_numeric(int id)
 void gs_options_print_help(FILE *to)
 {
     fprintf(to,
-        "Usage: gsmooth [OPTIONS] INPUT OUTPUT          smooth each row (%u passes)\n"
+        "Usage: gsmooth [OPTIONS] INPUT OUTPUT        smooth each row exactly (%u passes)\n"
         "       gsmooth --integral[=rows|2d] INPUT OUT.npy|OUT.tif\n"
-        "       gsmooth [OPTIONS] -o DIR INPUT...        batch: writes DIR/<input name>\n"
-        "       gsmooth --list-backends [-v] | --help | --version\n"
+        "       gsmooth [OPTIONS] -o DIR INPUT...      batch: writes DIR/<input name>\n"
+        "       gsmooth --list-backends [-v] | -h, --help | -V, --version\n"
         "\n"
-        "Smooths every row of a grayscale image with the iterated 3-point mean, exactly\n"
-        "(identical bytes on every backend), or writes its integral image.\n"
+        "  --iters K | --sigma S  passes, 0..%u (default %u), or K = round(3 S^2 / 2)\n"
+        "  --axis x|y|xy          along rows (default), down columns, or both\n"
+        "  --integral[=rows|2d]   prefix sums of each row, or the summed-area table\n"
+        "  --depth keep|8|16      output sample depth (default: the input's)\n"
+        "  --backend B            auto (default), cpu, cuda, or a plugin .so path\n"
+        "  --plugin-dir DIR, --devices all|0,1,...  where plugins are; which GPUs\n"
+        "  --threads N, --max-pixels N              CPU threads; largest image taken\n"
+        "  --compression fast|default|small|0..9    PNG/TIFF deflate (same pixels);\n"
+        "                                           --png-level N is the same\n"
+        "  -o, --output-dir DIR   batch mode; with --jobs N, --files-from FILE,\n"
+        "                         --files0-from FILE, --shard I/N, --skip-existing,\n"
+        "                         --manifest FILE (one JSON line per input)\n"
+        "  --quiet, --progress, --time, -v/--verbose (with --list-backends)\n"
         "\n"
-        "Options:\n"
-        "  --iters K          smoothing passes, 0..%u (default %u)\n"
-        "  --axis A           x (default): along rows; y: down columns; xy: rows, then\n"
-        "                     columns on the unrounded result (K passes each)\n"
-        "  --integral[=MODE]  rows (default): prefix sum of each row; 2d: summed-area table\n"
-        "  --backend B        auto (default), cpu, cuda, or a path to a plugin .so\n"
-        "  --plugin-dir DIR   look for plugins in DIR first\n"
-        "  --threads N        CPU threads, 1..%u (default: all cores)\n"
-        "  --max-pixels N     refuse larger images before decoding (default %llu)\n"
-        "  --depth D          keep (default), 8 or 16: output sample depth\n"
-        "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
-        "  --jobs N           batch: files in flight, 1..%u (default: one per core, threads split)\n"
-        "  --files-from FILE  batch: more inputs, one path a line ('-': standard input)\n"
-        "  --files0-from FILE batch: more inputs, NUL-separated (find -print0)\n"
-        "                     (order: INPUTs, then each list as given)\n"
-        "  --shard I/N        batch: only the inputs at positions j (from 0) with j mod N = I\n"
-        "  --skip-existing    skip an input whose output exists (outputs appear only whole)\n"
-        "  --manifest FILE    append one JSON line per input: input, output, status, error,\n"
-        "                     width, height, bits, backend, ms ('-': standard output)\n"
-        "  --devices D        GPU backends: all, or device numbers like 0,1 (batch: files\n"
-        "                     spread over them; one image: strips do). Default: GSMOOTH_DEVICES,\n"
-        "                     else the plugin's choice (device 0)\n"
-        "  --compression C    PNG output: fast (level %d), default (%d), small (%d);\n"
-        "                     TIFF: deflate level 1, 1, 6\n"
-        "  --png-level N      PNG output: 0 stored, 1..3 ISA-L, 4..%d zlib (same pixels);\n"
-        "                     TIFF: 0 uncompressed, 1..3 level 1, 4..9 that level\n"
-        "  --quiet            no notes on stderr (errors are still printed)\n"
-        "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
-        "                     shown by default in batch mode when stderr is a terminal\n"
-        "  --time             print decode/upload/kernel/download/encode timings\n"
-        "  --list-backends    list plugins; with -v, paths, ABI, operations, probe\n"
-        "  -v, --verbose      more detail (with --list-backends)\n"
-        "  --help, --version\n"
-        "\n"
-        "Input: PNG (any type, 8/16-bit, interlaced), JPEG, TIFF (8/16-bit, first page),\n"
-        "BMP, TGA, PGM/PPM, GIF, PSD, HDR; '-' reads standard input. Colour becomes gray\n"
-        "(BT.601). Output by extension: .png .pgm .tif (8/16-bit), .bmp .tga .jpg (8-bit);\n"
-        "integrals exact in .npy or .tif; '-' writes PNG to standard output.\n"
-        "Environment: GSMOOTH_BACKEND (default for --backend), GSMOOTH_DEVICES (for\n"
-        "--devices), GSMOOTH_PLUGIN_PATH (colon-separated plugin directories).\n"
-        "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
-        GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
-        (unsigned long long)GSMOOTH_DEFAULT_MAX_PIXELS, GSMOOTH_MAX_JOBS, GSMOOTH_COMPRESSION_FAST,
-        GSMOOTH_COMPRESSION_DEFAULT_LEVEL, GSMOOTH_COMPRESSION_SMALL, GSMOOTH_COMPRESSION_MAX);
+        "Reads PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': standard input);\n"
+        "colour becomes gray (BT.601). Writes by extension: .png .pgm .tif .bmp .tga .jpg,\n"
+        "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
+        "Exit status: 0 success, 1 failure at run time, 2 usage error.\n"
+        "Everything else: man gsmooth (docs/cli.md).\n",
+        GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS);
+}
+
+/* --sigma's passes: K = round(3 S^2 / 2), the K whose variance 2K/3 is closest to S^2;
+ * GSMOOTH_ERR_USAGE for anything but a number in (0, the largest sigma of MAX_ITERS]. */
+gsmooth_status gs_sigma_passes(const char *text, uint32_t *passes, char *err, size_t err_size)
+{
+    char *end = NULL;
+    errno = 0;
+    const double s = text && *text ? strtod(text, &end) : -1;
+    const double k = 1.5 * s * s;
+    if (!text || !*text || errno || *end || !(s > 0) || k + 0.5 > GSMOOTH_MAX_ITERS)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                           "--sigma takes a number of pixels above 0 (at most %.1f), not '%s'",
+                           sqrt((GSMOOTH_MAX_ITERS - 0.5) / 1.5), text ? text : "");
+    *passes = (uint32_t)(k + 0.5);
+    return GSMOOTH_OK;
+}
+
+/* The CPU plugin's instruction-set cap: one of its names, or not set. */
+static int cpu_isa_cap_valid(const char *cap)
+{
+    static const char *const names[] = {"scalar", "avx2", "avx512"};
+    if (!cap || !*cap) return 1;
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+        if (strcmp(cap, names[i]) == 0) return 1;
+    return 0;
 }
 
 gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)
@@ -189,12 +190,14 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     o->shard_count = 1;
     const char *devices = getenv("GSMOOTH_DEVICES");
     o->devices_from = "GSMOOTH_DEVICES";
-    int iters_given = 0, shard_given = 0, compression_given = 0;
+    int iters_given = 0, shard_given = 0, compression_given = 0, verbose_given = 0;
+    const char *sigma = NULL;
+    int integral_bare = 0; /* --integral without =MODE: a following "2d" was meant as its mode */
 
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":vo:", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":vo:hV", long_options, NULL)) != -1) {
         const numeric_option *numeric = find_numeric(c);
         if (numeric) {
             if (set_number(o, numeric, optarg, err, err_size) != GSMOOTH_OK) return GSMOOTH_ERR_USAGE;
@@ -203,6 +206,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
         }
         switch (c) {
         case OPT_INTEGRAL:
+            integral_bare = !optarg;
             if (!optarg || strcmp(optarg, "rows") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_ROWS;
             else if (strcmp(optarg, "2d") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_2D;
             else
@@ -241,9 +245,12 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_TIME: o->time = 1; break;
         case OPT_LIST: o->action = GS_ACTION_LIST; break;
-        case OPT_HELP: o->action = GS_ACTION_HELP; return GSMOOTH_OK;
-        case OPT_VERSION: o->action = GS_ACTION_VERSION; return GSMOOTH_OK;
-        case 'v': o->verbose = 1; break;
+        case 'h':
+        case OPT_HELP: o->action = GS_ACTION_HELP; break;
+        case 'V':
+        case OPT_VERSION: o->action = GS_ACTION_VERSION; break;
+        case OPT_SIGMA: sigma = optarg; break;
+        case 'v': o->verbose = 1, verbose_given = 1; break;
         case 'o': o->out_dir = optarg; break;
         case OPT_FILES_FROM:
         case OPT_FILES0_FROM:
@@ -271,7 +278,23 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
                            argv[optind - 1]);
         }
     }
-    if (o->action == GS_ACTION_LIST) return GSMOOTH_OK;
+    static const char *const action_names[] = {"", "--help", "--version", "--list-backends"};
+    if (o->action != GS_ACTION_RUN && optind < argc)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s takes no arguments, not '%s'",
+                           action_names[o->action], argv[optind]);
+    if (verbose_given && o->action != GS_ACTION_LIST)
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "-v applies to --list-backends only");
+    if (!cpu_isa_cap_valid(getenv("GSMOOTH_CPU_ISA")))
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                           "GSMOOTH_CPU_ISA=%s: expected scalar, avx2 or avx512", getenv("GSMOOTH_CPU_ISA"));
+    if (o->action != GS_ACTION_RUN) return GSMOOTH_OK;
+    if (sigma) {
+        if (iters_given)
+            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                               "--sigma and --iters both set the passes: give one");
+        if (gs_sigma_passes(sigma, &o->file.iters, err, err_size) != GSMOOTH_OK) return GSMOOTH_ERR_USAGE;
+        o->sigma = sigma;
+    }
     /* The library checks the devices when the context is made (main names the setting). */
     if (devices && *devices) o->context.devices = devices;
     if (*o->context.backend == '\0')
@@ -289,8 +312,9 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     if (!o->context.threads && png_threads && parse_u64(png_threads, 0, 16, &env_threads) == 0)
         o->file.encode_threads = (unsigned)env_threads;
     const int smoothing = o->file.kind == GSMOOTH_WORK_SMOOTH;
-    if (!smoothing && iters_given)
-        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--iters does not apply to --integral");
+    if (!smoothing && (iters_given || sigma))
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s does not apply to --integral",
+                           sigma ? "--sigma" : "--iters");
     if (!smoothing && o->file.axes & GSMOOTH_AXIS_Y)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        "--axis applies to smoothing; --integral=2d sums down the columns too");
@@ -313,6 +337,10 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     if (o->list_count)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--files-from and --files0-from need -o DIR");
     if (shard_given) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--shard needs -o DIR");
+    if (o->input_count == 3 && !smoothing && integral_bare &&
+        (strcmp(o->inputs[0], "rows") == 0 || strcmp(o->inputs[0], "2d") == 0))
+        return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                           "too many arguments: for the integral's mode write --integral=%s", o->inputs[0]);
     if (o->input_count != 2)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        o->input_count < 2 ? "missing INPUT or OUTPUT (try --help)"

@@ -35,6 +35,7 @@ typedef struct gs_options {
     int quiet;                 /* --quiet: no notes */
     int progress;              /* --progress (on a terminal) */
     int time;                  /* --time: phase timings */
+    const char *sigma;         /* --sigma as written (file.iters holds its passes), or NULL */
     int verbose;               /* -v (with --list-backends) */
     const char *out_dir;       /* -o DIR: batch mode */
     char **inputs;             /* input paths (argv slice) */
@@ -52,6 +53,9 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *out, char *er
 /* --shard's "I/N" (0 <= I < N) into its numbers; GSMOOTH_ERR_USAGE with the reason. */
 gsmooth_status gs_shard_parse(const char *text, uint32_t *index, uint32_t *count, char *err,
                               size_t err_size);
+
+/* --sigma S's passes, round(3 S^2 / 2); GSMOOTH_ERR_USAGE with the reason. */
+gsmooth_status gs_sigma_passes(const char *text, uint32_t *passes, char *err, size_t err_size);
 
 /* The --help text. */
 void gs_options_print_help(FILE *to);

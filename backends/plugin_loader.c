@@ -265,7 +265,7 @@ gs_status gs_backend_choose(gs_backend_list *list, const char *want, uint32_t op
     if (strcmp(want, "auto") != 0) {
         gs_backend *b = find(list, want);
         if (!b)
-            return gs_fail(err, err_size, GS_ERR_BACKEND,
+            return gs_fail(err, err_size, GS_ERR_USAGE, /* a name that is no backend: a bad argument */
                            "no backend named '%s' was found (gsmooth --list-backends -v lists them)", want);
         *chosen = b;
         return usable(b, ops, err, err_size);

@@ -20,8 +20,9 @@ for p in $packages; do
 done
 if [ -n "$missing" ]; then
     echo "installing:$missing"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    # Wait for another apt (a fresh cloud machine's own updates) instead of failing at once.
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $missing >/dev/null
 fi
 # The CUDA plugin is built when nvcc is found (on PATH, or where the toolkit installs it).
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -35,5 +36,10 @@ echo "gsmooth built: build/bin/gsmooth; sample smoothed into build/landscape-smo
 # site directory, and the module finds build/lib/libgsmooth.so beside the source tree.
 site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
 mkdir -p "$site"
+# One .pth for the system python3: a second clone's set-up takes it over, and says so.
+previous=$(cat "$site/gsmooth-source.pth" 2>/dev/null || true)
+if [ -n "$previous" ] && [ "$previous" != "$(pwd)/python" ]; then
+    echo "note: python3's 'import gsmooth' now means this clone ($(pwd)), not $previous"
+fi
 echo "$(pwd)/python" > "$site/gsmooth-source.pth"
 /usr/bin/python3 -c 'import gsmooth, numpy as np; a = gsmooth.smooth(np.arange(12, dtype=np.uint8).reshape(3, 4)); print("python3: import gsmooth", gsmooth.__version__, "works")'

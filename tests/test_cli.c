@@ -5,10 +5,12 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -111,6 +113,99 @@ START_TEST(help_and_version)
     RUN(&r, "--version");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "gsmooth "));
+    /* the short forms; help fits a screen and points to the manual */
+    RUN(&r, "-h");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: gsmooth"));
+    ck_assert_ptr_nonnull(strstr(r.out, "man gsmooth"));
+    ck_assert_int_le(count_lines(r.out), 25);
+    RUN(&r, "-V");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "gsmooth "));
+}
+END_TEST
+
+/* --sigma S picks K = round(3 S^2 / 2), says so, and gives the bytes of that --iters. */
+START_TEST(sigma_picks_passes)
+{
+    result r, k;
+    RUN(&r, "--sigma", "2", input("noise.png"), tmp("s.pgm"));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(strstr(r.err, "--sigma 2 is 6 passes"), "%s", r.err);
+    RUN(&k, "--iters", "6", input("noise.png"), tmp("k.pgm"));
+    ck_assert_int_eq(k.code, 0);
+    static char a[1 << 20], b[1 << 20];
+    size_t na = read_file(tmp("s.pgm"), a, sizeof a), nb = read_file(tmp("k.pgm"), b, sizeof b);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_mem_eq(a, b, na);
+    RUN(&r, "--sigma", "3", input("noise.png"), tmp("s.pgm")); /* 13.5 rounds up */
+    ck_assert_msg(strstr(r.err, "--sigma 3 is 14 passes"), "%s", r.err);
+    RUN(&r, "--sigma", "0.5", "--quiet", input("noise.png"), tmp("s.pgm")); /* K = round(0.375) */
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(r.err[0] == '\0', "--quiet printed: %s", r.err);
+    RUN(&r, "--sigma", "0.5", "--quiet", "--time", input("noise.png"), tmp("s.pgm"));
+    ck_assert_msg(strstr(r.err, "is 0 passes"), "%s", r.err);
+}
+END_TEST
+
+/* An image for standard output is refused when that is a terminal. */
+START_TEST(no_image_to_a_terminal)
+{
+    int master, slave;
+    ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(slave, STDOUT_FILENO);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDERR_FILENO);
+        execl(gsmooth, gsmooth, "--quiet", input("noise.png"), "-", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    char buf[64];
+    ck_assert_int_le(read(master, buf, sizeof buf), 0); /* nothing reached the terminal */
+    close(master), close(slave);
+}
+END_TEST
+
+/* Environment settings with values gsmooth does not know are usage errors too. */
+START_TEST(bad_environment_values)
+{
+    result r;
+    setenv("GSMOOTH_CPU_ISA", "sse", 1);
+    RUN(&r, input("noise.png"), tmp("o.png"));
+    unsetenv("GSMOOTH_CPU_ISA");
+    ck_assert_int_eq(r.code, 2);
+    assert_one_line_error(&r, "GSMOOTH_CPU_ISA=sse");
+    setenv("GSMOOTH_CPU_ISA", "avx2", 1);
+    RUN(&r, "--quiet", input("noise.png"), tmp("o.png"));
+    unsetenv("GSMOOTH_CPU_ISA");
+    ck_assert_int_eq(r.code, 0);
+}
+END_TEST
+
+/* A colour file that fails prints its error alone, not its colour note first. */
+START_TEST(failed_file_prints_one_line)
+{
+    static char png[1 << 20];
+    size_t n = read_file(input("photo.png"), png, sizeof png);
+    ck_assert_uint_gt(n, 200);
+    FILE *f = fopen(tmp("cut.png"), "wb");
+    fwrite(png, 1, n / 2, f); /* cut in its image data */
+    fclose(f);
+    result r;
+    RUN(&r, tmp("cut.png"), tmp("o.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(count_lines(r.err) == 1 && !strstr(r.err, "note"), "%s", r.err);
+    mkdir(tmp("out"), 0755);
+    RUN(&r, "-o", tmp("out"), tmp("cut.png"), input("photo.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "photo.png: colour converted"), "the good file's note: %s", r.err);
+    ck_assert_msg(!strstr(r.err, "cut.png: colour"), "the failed file's note: %s", r.err);
 }
 END_TEST
 
@@ -171,6 +266,20 @@ START_TEST(every_usage_error_is_one_line_and_exit_2)
         /* -o with no inputs; an empty --backend */
         {{"-o", "SCRATCH", NULL}, "-o"},
         {{"--backend", "", "NOISE", "OUT", NULL}, "--backend"},
+        {{"--backend", "nosuch", "NOISE", "OUT", NULL}, "no backend named 'nosuch'"},
+        /* arguments where none are taken; -v without --list-backends */
+        {{"--list-backends", "extra", NULL}, "--list-backends takes no arguments"},
+        {{"--version", "--bogus", NULL}, "--bogus"},
+        {{"--help", "NOISE", NULL}, "--help takes no arguments"},
+        {{"-v", "NOISE", "OUT", NULL}, "-v applies to --list-backends"},
+        /* the integral's mode as a separate word */
+        {{"--integral", "2d", "NOISE", "OUT.npy", NULL}, "--integral=2d"},
+        /* --sigma: out of range, not a number, beside --iters or --integral */
+        {{"--sigma", "0", "NOISE", "OUT", NULL}, "--sigma"},
+        {{"--sigma", "x", "NOISE", "OUT", NULL}, "--sigma"},
+        {{"--sigma", "1000", "NOISE", "OUT", NULL}, "--sigma"},
+        {{"--sigma", "2", "--iters", "3", "NOISE", "OUT", NULL}, "--sigma and --iters"},
+        {{"--integral", "--sigma", "2", "NOISE", "OUT.npy", NULL}, "--sigma does not apply"},
         /* an output extension that is not a format */
         {{"NOISE", "OUT.tiff2", NULL}, "tiff2"},
     };
@@ -182,6 +291,7 @@ START_TEST(every_usage_error_is_one_line_and_exit_2)
             args[n] = !strcmp(a, "NOISE") ? input("noise.png")
                     : !strcmp(a, "OUT") ? tmp("o.png")
                     : !strcmp(a, "OUT.tiff2") ? tmp("o.tiff2")
+                    : !strcmp(a, "OUT.npy") ? tmp("o.npy")
                     : !strcmp(a, "SCRATCH") ? scratch : a;
         }
         args[n] = NULL;
@@ -468,7 +578,7 @@ START_TEST(backends_listed_and_chosen)
     ck_assert_ptr_nonnull(strstr(r.out, "ABI:"));
     ck_assert_ptr_nonnull(strstr(r.out, "gsmooth_cpu.so"));
     RUN(&r, "--backend", "nosuch", input("noise.png"), tmp("o.png"));
-    ck_assert_int_eq(r.code, 1);
+    ck_assert_int_eq(r.code, 2); /* a name that is no backend: a usage error */
     assert_one_line_error(&r, "nosuch");
     RUN(&r, "--backend", no_entry_so, input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 1);
@@ -799,6 +909,10 @@ int main(int argc, char **argv)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, sigma_picks_passes);
+    tcase_add_test(tc, no_image_to_a_terminal);
+    tcase_add_test(tc, bad_environment_values);
+    tcase_add_test(tc, failed_file_prints_one_line);
     tcase_add_test(tc, usage_errors_exit_2);
     tcase_add_test(tc, unknown_extension_is_usage_error);
     tcase_add_test(tc, smooth_writes_every_format);

@@ -85,7 +85,7 @@ def backends():
                     "description": text(info.description), "path": text(info.path),
                     "available": bool(info.available), "probe": text(info.probe),
                     "devices": int(info.devices), "device_memory": bool(info.device_memory),
-                    "operations": text(info.operations).split(",")})
+                    "operations": text(info.operations).split()})
     return out
 
 
@@ -286,11 +286,28 @@ def _run(call, a, out_bits_of, backend):
     return p.result if cuda else _same_kind(a, p.result)
 
 
-def smooth(a, iters=3, axis="x", backend="auto"):
-    """Smooth a 2-D uint8/uint16 image with `iters` passes of the 3-point mean along `axis`
-    ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the gsmooth command.
-    A CUDA tensor (torch, cupy) runs on its own device and comes back as one of its kind."""
-    iters = _check_iters(iters)
+def _passes(iters, sigma):
+    """The passes asked for: `iters` (default 3), or for a Gaussian-like blur of `sigma`
+    pixels K = round(3 sigma^2 / 2), the K whose variance 2K/3 is nearest sigma^2."""
+    if sigma is None:
+        return _check_iters(3 if iters is None else iters)
+    if iters is not None:
+        raise ValueError("give iters or sigma, not both")
+    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real):
+        raise TypeError(f"sigma takes a number of pixels, not {type(sigma).__name__}")
+    if not sigma > 0 or 1.5 * sigma * sigma + 0.5 > _n.MAX_ITERS:
+        raise ValueError(f"sigma takes a number of pixels above 0 (at most "
+                         f"{((_n.MAX_ITERS - 0.5) / 1.5) ** 0.5:.1f}), not {sigma}")
+    return int(1.5 * sigma * sigma + 0.5)
+
+
+def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
+    """Smooth a 2-D uint8/uint16 image with `iters` passes (default 3) of the 3-point mean
+    along `axis` ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the gsmooth
+    command; or give `sigma` in pixels for K = round(3 sigma^2 / 2) passes, close to a
+    Gaussian of that sigma (docs/sigma.md). A CUDA tensor (torch, cupy) runs on its own
+    device and comes back as one of its kind."""
+    iters = _passes(iters, sigma)
     if axis not in _AXES:
         raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
     axes = _AXES[axis]
@@ -323,12 +340,12 @@ def _compression_level(compression):
     return level.value
 
 
-def _file(kind, src, dst, iters, axis, depth, compression, backend):
+def _file(kind, src, dst, iters, axis, depth, compression, backend, sigma=None):
     opts = _n.FileOptions()
     _n.lib.gsmooth_file_options_init(ctypes.byref(opts))
     opts.kind = kind
     if kind == _n.WORK_SMOOTH:
-        opts.iters = _check_iters(iters)
+        opts.iters = _passes(iters, sigma)
         if axis not in _AXES:
             raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
         opts.axes = _AXES[axis]
@@ -346,13 +363,14 @@ def _file(kind, src, dst, iters, axis, depth, compression, backend):
             "backend": result.backend.decode() if result.backend else None}
 
 
-def smooth_file(src, dst, iters=3, axis="x", depth=None, compression=None, backend="auto"):
+def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, backend="auto", sigma=None):
     """Read the image file `src`, smooth it as smooth() does, and write `dst` (its extension
     picks the format), streaming in bounded memory as the command does. `compression`:
     'fast', 'default', 'small' or a level 0..9 for PNG and TIFF outputs (None: the default).
     `depth`: None keeps the input's, or 8 or 16. Returns what was read: width, height, bits
-    and the backend that ran. The output appears whole or not at all."""
-    return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend)
+    and the backend that ran. The output appears whole or not at all. `iters` and `sigma`
+    are as for smooth()."""
+    return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend, sigma)
 
 
 def integral_file(src, dst, mode="rows", compression=None, backend="auto"):

@@ -335,7 +335,7 @@ START_TEST(refusals)
     ck_assert_ptr_null(ctx);
     o.devices = NULL, o.backend = "no-such-backend";
     ck_assert_int_eq(gsmooth_context_create(&o, &ctx, err, sizeof err), GSMOOTH_OK);
-    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_BACKEND);
+    ck_assert_int_eq(gsmooth_smooth(ctx, &src, &dst, 3, 0, err, sizeof err), GSMOOTH_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "no-such-backend"));
     gsmooth_context_destroy(ctx);
     gsmooth_context_destroy(NULL);

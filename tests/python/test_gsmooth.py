@@ -197,7 +197,7 @@ def test_bad_axis_mode_backend():
         gsmooth.smooth(a, axis="z")
     with pytest.raises(ValueError, match="mode takes 'rows' or '2d', not 'cols'"):
         gsmooth.integral(a, mode="cols")
-    with pytest.raises(RuntimeError, match="no backend named 'no-such' was found"):
+    with pytest.raises(ValueError, match="no backend named 'no-such' was found"):
         gsmooth.smooth(a, backend="no-such")
     with pytest.raises(TypeError):
         gsmooth.smooth(a, backend=3)
@@ -281,6 +281,28 @@ def test_file_refusals(tmp_path):
         bad.write_bytes(b"hello")
         gsmooth.smooth_file(bad, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
+
+
+# ---- sigma, and what backends() says ----
+
+def test_sigma_is_its_passes():
+    a = random_image(40, 300)
+    np.testing.assert_array_equal(gsmooth.smooth(a, sigma=2), gsmooth.smooth(a, 6))
+    np.testing.assert_array_equal(gsmooth.smooth(a, sigma=3, axis="xy"), ref_smooth(a, 14, "xy"))
+    np.testing.assert_array_equal(gsmooth.smooth(a, sigma=0.3), a)  # K = round(0.135) = 0
+    with pytest.raises(ValueError, match="iters or sigma"):
+        gsmooth.smooth(a, 3, sigma=2)
+    with pytest.raises(ValueError, match="sigma takes"):
+        gsmooth.smooth(a, sigma=0)
+    with pytest.raises(ValueError, match="sigma takes"):
+        gsmooth.smooth(a, sigma=1000)
+    with pytest.raises(TypeError, match="sigma takes"):
+        gsmooth.smooth(a, sigma="2")
+
+
+def test_backend_operations_are_names():
+    cpu = {b["name"]: b for b in gsmooth.backends()}["cpu"]
+    assert cpu["operations"] == ["smooth", "smooth-axes", "integral-rows", "integral-2d"]
 
 
 # ---- threads ----
