@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static const struct option long_options[] = {
     {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
     {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"quiet", no_argument, NULL, OPT_QUIET},
-    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"progress", optional_argument, NULL, OPT_PROGRESS},
     {"time", no_argument, NULL, OPT_TIME},
     {"list-backends", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, OPT_HELP},
@@ -114,6 +115,19 @@ gsmooth_status gs_shard_parse(const char *text, uint32_t *index, uint32_t *count
     return GSMOOTH_OK;
 }
 
+/* --progress's SECONDS: a whole or decimal number above 0 ("10", "0.5"); -1 on anything
+ * else (a sign, an exponent, "inf": a log line interval is written plainly). */
+static int parse_seconds(const char *s, double *out)
+{
+    size_t digits = strspn(s, "0123456789"), rest = 0;
+    if (s[digits] == '.') rest = 1 + strspn(s + digits + 1, "0123456789");
+    if ((digits == 0 && rest <= 1) || s[digits + rest] != '\0') return -1; /* no digit at all */
+    double v = strtod(s, NULL);
+    if (!(v > 0) || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
 static const numeric_option *find_numeric(int id)
 {
     for (size_t i = 0; i < sizeof numeric_options / sizeof *numeric_options; ++i)
@@ -159,8 +173,10 @@ void gs_options_print_help(FILE *to)
         "  --png-level N      PNG output: 0 stored, 1..3 ISA-L, 4..%d zlib (same pixels);\n"
         "                     TIFF: 0 uncompressed, 1..3 level 1, 4..9 that level\n"
         "  --quiet            no notes on stderr (errors are still printed)\n"
-        "  --progress         batch progress (files, MB/s, ETA) on stderr even with --quiet;\n"
-        "                     shown by default in batch mode when stderr is a terminal\n"
+        "  --progress[=S]     progress on stderr even with --quiet: batch files (MB/s, ETA)\n"
+        "                     or one file's rows; a bar on a terminal (shown by default in\n"
+        "                     batch mode, and for one file after 2 s), else a line every S\n"
+        "                     seconds (default %g) and one at the end\n"
         "  --time             print decode/upload/kernel/download/encode timings\n"
         "  --list-backends    list plugins; with -v, paths, ABI, operations, probe\n"
         "  -v, --verbose      more detail (with --list-backends)\n"
@@ -175,7 +191,8 @@ void gs_options_print_help(FILE *to)
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n",
         GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_MAX_THREADS_OPTION,
         (unsigned long long)GSMOOTH_DEFAULT_MAX_PIXELS, GSMOOTH_MAX_JOBS, GSMOOTH_COMPRESSION_FAST,
-        GSMOOTH_COMPRESSION_DEFAULT_LEVEL, GSMOOTH_COMPRESSION_SMALL, GSMOOTH_COMPRESSION_MAX);
+        GSMOOTH_COMPRESSION_DEFAULT_LEVEL, GSMOOTH_COMPRESSION_SMALL, GSMOOTH_COMPRESSION_MAX,
+        GS_PROGRESS_SECONDS);
 }
 
 gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err, size_t err_size)
@@ -187,6 +204,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     const char *env_backend = getenv("GSMOOTH_BACKEND");
     o->context.backend = env_backend && *env_backend ? env_backend : "auto";
     o->shard_count = 1;
+    o->progress_seconds = GS_PROGRESS_SECONDS;
     const char *devices = getenv("GSMOOTH_DEVICES");
     o->devices_from = "GSMOOTH_DEVICES";
     int iters_given = 0, shard_given = 0, compression_given = 0;
@@ -238,7 +256,12 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             compression_given = 1;
             break;
         case OPT_QUIET: o->quiet = 1; break;
-        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_PROGRESS:
+            if (optarg && parse_seconds(optarg, &o->progress_seconds) != 0)
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                                   "--progress takes seconds above 0, like 10 or 0.5, not '%s'", optarg);
+            o->progress = 1;
+            break;
         case OPT_TIME: o->time = 1; break;
         case OPT_LIST: o->action = GS_ACTION_LIST; break;
         case OPT_HELP: o->action = GS_ACTION_HELP; return GSMOOTH_OK;
