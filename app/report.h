@@ -1,4 +1,4 @@
-/* report.h: everything the command prints: errors, notes, timings and the batch progress line on stderr (whole lines, safe from any thread), and the backend list on stdout. */
+/* report.h: everything the command prints: errors, notes, timings and progress (a batch's files, one file's rows) on stderr (whole lines, safe from any thread), and the backend list on stdout. */
 #ifndef GS_REPORT_H
 #define GS_REPORT_H
 
