@@ -23,7 +23,7 @@ static void on_finished(void *ctx, const gsmooth_file_outcome *o)
     outcome_sink *sink = ctx;
     gs_held_notes_release(o->input, o->status != GSMOOTH_FILE_FAILED);
     if (o->output) gs_held_notes_release(o->output, o->status != GSMOOTH_FILE_FAILED);
-    if (o->status == GSMOOTH_FILE_FAILED) gs_report_error(o->error);
+    if (o->status == GSMOOTH_FILE_FAILED) gs_report_error(o->error), gs_report_file_failed();
     if (o->status == GSMOOTH_FILE_OK && sink->options->time) gs_report_times(o->input, o->result);
     char err[GSMOOTH_ERR_SIZE];
     if (sink->manifest && gs_manifest_write(sink->manifest, o, err, sizeof err) != GSMOOTH_OK &&
@@ -95,7 +95,7 @@ static gsmooth_status run_batch(gsmooth_context *ctx, const gs_options *o, outco
     bo.jobs = o->jobs;
     bo.shard_index = o->shard_index, bo.shard_count = o->shard_count;
     bo.finished = on_finished;
-    bo.progress = isatty(STDERR_FILENO) && (o->progress || !o->quiet) ? gs_report_progress : NULL;
+    bo.progress = gs_report_progress_setup(o->progress_seconds, o->progress, o->quiet) ? gs_report_progress : NULL;
     bo.user = sink;
     gsmooth_batch_result r = {.struct_size = sizeof r};
     rc = gsmooth_batch(ctx, &bo, list, &r, err, sizeof err);
@@ -116,9 +116,13 @@ static gsmooth_status run_single(gsmooth_context *ctx, const gs_options *o, outc
     gsmooth_file_outcome out = {.struct_size = sizeof out, .input = o->inputs[0], .output = o->output,
                                 .status = GSMOOTH_FILE_OK, .result = &result};
     char err[GSMOOTH_ERR_SIZE] = "";
+    gsmooth_file_options fo = o->file;
+    if (gs_report_progress_setup(o->progress_seconds, o->progress, o->quiet))
+        fo.progress = gs_report_rows, fo.progress_user = o->inputs[0];
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    gsmooth_status rc = gsmooth_file(ctx, &o->file, o->inputs[0], o->output, &result, err, sizeof err);
+    gsmooth_status rc = gsmooth_file(ctx, &fo, o->inputs[0], o->output, &result, err, sizeof err);
+    gs_report_end_progress();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     out.ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
     if (rc == GSMOOTH_OK && result.skipped) {

@@ -30,7 +30,7 @@ static const struct option long_options[] = {
     {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
     {"compression", required_argument, NULL, OPT_COMPRESSION},
     {"quiet", no_argument, NULL, OPT_QUIET},
-    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"progress", optional_argument, NULL, OPT_PROGRESS},
     {"time", no_argument, NULL, OPT_TIME},
     {"list-backends", no_argument, NULL, OPT_LIST},
     {"help", no_argument, NULL, OPT_HELP},
@@ -116,6 +116,19 @@ gsmooth_status gs_shard_parse(const char *text, uint32_t *index, uint32_t *count
     return GSMOOTH_OK;
 }
 
+/* --progress's SECONDS: a whole or decimal number above 0 ("10", "0.5"); -1 on anything
+ * else (a sign, an exponent, "inf": a log line interval is written plainly). */
+static int parse_seconds(const char *s, double *out)
+{
+    size_t digits = strspn(s, "0123456789"), rest = 0;
+    if (s[digits] == '.') rest = 1 + strspn(s + digits + 1, "0123456789");
+    if ((digits == 0 && rest <= 1) || s[digits + rest] != '\0') return -1; /* no digit at all */
+    double v = strtod(s, NULL);
+    if (!(v > 0) || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
 static const numeric_option *find_numeric(int id)
 {
     for (size_t i = 0; i < sizeof numeric_options / sizeof *numeric_options; ++i)
@@ -138,19 +151,20 @@ void gs_options_print_help(FILE *to)
         "  --backend B            auto (default), cpu, cuda, or a plugin .so path\n"
         "  --plugin-dir DIR, --devices all|0,1,...  where plugins are; which GPUs\n"
         "  --threads N, --max-pixels N              CPU threads; largest image taken\n"
-        "  --compression fast|default|small|0..9    PNG/TIFF deflate (same pixels);\n"
-        "                                           --png-level N is the same\n"
+        "  --compression fast|default|small|0..9    PNG/TIFF deflate; or --png-level N\n"
         "  -o, --output-dir DIR   batch mode; with --jobs N, --files-from FILE,\n"
         "                         --files0-from FILE, --shard I/N, --skip-existing,\n"
         "                         --manifest FILE (one JSON line per input)\n"
-        "  --quiet, --progress, --time, -v/--verbose (with --list-backends)\n"
+        "  --quiet, --time, -v/--verbose (with --list-backends)\n"
+        "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
+        "                         line every S seconds (default %g)\n"
         "\n"
         "Reads PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': standard input);\n"
         "colour becomes gray (BT.601). Writes by extension: .png .pgm .tif .bmp .tga .jpg,\n"
         "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
         "Exit status: 0 success, 1 failure at run time, 2 usage error.\n"
         "Everything else: man gsmooth (docs/cli.md).\n",
-        GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS);
+        GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_PROGRESS_SECONDS);
 }
 
 /* --sigma's passes: K = round(3 S^2 / 2), the K whose variance 2K/3 is closest to S^2;
@@ -188,6 +202,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     const char *env_backend = getenv("GSMOOTH_BACKEND");
     o->context.backend = env_backend && *env_backend ? env_backend : "auto";
     o->shard_count = 1;
+    o->progress_seconds = GS_PROGRESS_SECONDS;
     const char *devices = getenv("GSMOOTH_DEVICES");
     o->devices_from = "GSMOOTH_DEVICES";
     int iters_given = 0, shard_given = 0, compression_given = 0, verbose_given = 0;
@@ -242,7 +257,12 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             compression_given = 1;
             break;
         case OPT_QUIET: o->quiet = 1; break;
-        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_PROGRESS:
+            if (optarg && parse_seconds(optarg, &o->progress_seconds) != 0)
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                                   "--progress takes seconds above 0, like 10 or 0.5, not '%s'", optarg);
+            o->progress = 1;
+            break;
         case OPT_TIME: o->time = 1; break;
         case OPT_LIST: o->action = GS_ACTION_LIST; break;
         case 'h':

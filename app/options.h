@@ -33,7 +33,9 @@ typedef struct gs_options {
                                   deflate threads (--threads, else GSMOOTH_PNG_THREADS) */
     unsigned jobs;             /* --jobs: files in flight in batch mode; 0 = automatic */
     int quiet;                 /* --quiet: no notes */
-    int progress;              /* --progress (on a terminal) */
+    int progress;              /* --progress[=SECONDS] */
+    double progress_seconds;   /* its SECONDS: the least time between two plain progress lines
+                                  when stderr is no terminal (GS_PROGRESS_SECONDS without one) */
     int time;                  /* --time: phase timings */
     const char *sigma;         /* --sigma as written (file.iters holds its passes), or NULL */
     int verbose;               /* -v (with --list-backends) */

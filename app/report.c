@@ -5,13 +5,33 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Width of the progress bar, in characters. */
 #define PROGRESS_BAR_WIDTH 24
 
-/* Batch workers print too: one lock keeps lines whole and guards progress_shown. */
+/* Longest duration a progress line writes, in seconds (a rate near zero gives an ETA
+ * beyond any real job). */
+#define MAX_SHOWN_SECONDS 1e8
+
+/* Batch workers print too: one lock keeps lines whole and guards progress_shown and the
+ * progress state. */
 static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;
-static int progress_shown; /* a progress line is on screen (batch, terminal) */
+static int progress_shown; /* a progress bar is on screen (terminal) */
+
+/* How progress shows (gs_report_progress_setup), and the batch's last state for its final
+ * line off a terminal. */
+static struct {
+    int terminal;        /* stderr is a terminal: a bar redrawn in place */
+    int asked;           /* --progress was given */
+    double seconds;      /* least time between two plain lines */
+    double next_line_s;  /* elapsed seconds from which the next plain line is due */
+    unsigned failed;     /* batch files failed so far */
+    int batch_seen;      /* a batch progress call came: the end repeats its state */
+    unsigned done, total; /* its files finished, of total */
+    uint64_t bytes;      /* its input bytes done */
+    double elapsed;      /* its seconds so far */
+} progress = {0, 0, GS_PROGRESS_SECONDS, GS_PROGRESS_SECONDS, 0, 0, 0, 0, 0, 0};
 
 /* Call with stderr_lock held. */
 static void end_progress_line(void)
@@ -82,21 +102,100 @@ void gs_report_times(const char *file, const gsmooth_file_result *t)
     print_line("time: ", file, line);
 }
 
-/* "[####      ] 12/64 files  45.3 MB/s  ETA 0:07" on one terminal line. */
+int gs_report_progress_setup(double seconds, int asked, int quiet)
+{
+    pthread_mutex_lock(&stderr_lock);
+    progress.terminal = isatty(STDERR_FILENO);
+    progress.asked = asked;
+    progress.seconds = seconds > 0 ? seconds : GS_PROGRESS_SECONDS;
+    progress.next_line_s = progress.seconds;
+    const int show = asked || (progress.terminal && !quiet);
+    pthread_mutex_unlock(&stderr_lock);
+    return show;
+}
+
+void gs_report_file_failed(void)
+{
+    pthread_mutex_lock(&stderr_lock);
+    progress.failed++;
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+/* Call with stderr_lock held: whether a plain line is due `elapsed` seconds into the run;
+ * if so the next one is due an interval later, so lines are never closer than that. */
+static int line_due(double elapsed)
+{
+    if (elapsed < progress.next_line_s) return 0;
+    progress.next_line_s = elapsed + progress.seconds;
+    return 1;
+}
+
+/* Seconds as M:SS, or H:MM:SS from an hour on. */
+static void format_duration(char *buf, size_t size, double seconds)
+{
+    unsigned long s = seconds > 0 ? (unsigned long)((seconds < MAX_SHOWN_SECONDS ? seconds : MAX_SHOWN_SECONDS) + 0.5) : 0;
+    if (s >= 3600) snprintf(buf, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+    else snprintf(buf, size, "%lu:%02lu", s / 60, s % 60);
+}
+
+/* The bar's text for done of total: '#' for the part done. */
+static void fill_bar(char bar[PROGRESS_BAR_WIDTH + 1], uint64_t done, uint64_t total)
+{
+    uint64_t filled = total ? done * PROGRESS_BAR_WIDTH / total : PROGRESS_BAR_WIDTH;
+    for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; ++i) bar[i] = i < filled ? '#' : ' ';
+    bar[PROGRESS_BAR_WIDTH] = '\0';
+}
+
+/* Call with stderr_lock held: the batch's stored state as one plain line. */
+static void put_batch_line(const char *eta)
+{
+    const double e = progress.elapsed;
+    fprintf(stderr, "gsmooth: progress: %u/%u files, %u failed, %.1f files/s, %.1f MB/s, ETA %s\n",
+            progress.done, progress.total, progress.failed, e > 0 ? progress.done / e : 0.0,
+            e > 0 ? progress.bytes / e / 1e6 : 0.0, eta);
+}
+
+/* On a terminal "[####      ] 12/64 files  45.3 MB/s  ETA 0:07", redrawn in place. */
 void gs_report_progress(void *user, unsigned done, unsigned total, uint64_t bytes, double elapsed,
                         double eta)
 {
     (void)user;
-    char bar[PROGRESS_BAR_WIDTH + 1];
-    unsigned filled = total ? done * PROGRESS_BAR_WIDTH / total : PROGRESS_BAR_WIDTH;
-    for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; ++i) bar[i] = i < filled ? '#' : ' ';
-    bar[PROGRESS_BAR_WIDTH] = '\0';
-    double mbs = elapsed > 0 ? bytes / elapsed / 1e6 : 0;
-    unsigned e = (unsigned)(eta + 0.5);
+    char bar[PROGRESS_BAR_WIDTH + 1], eta_text[32];
+    fill_bar(bar, done, total);
+    format_duration(eta_text, sizeof eta_text, eta);
     pthread_mutex_lock(&stderr_lock);
-    fprintf(stderr, "\r[%s] %u/%u files  %.1f MB/s  ETA %u:%02u\033[K", bar, done, total, mbs,
-            e / 60, e % 60);
-    progress_shown = 1;
+    progress.batch_seen = 1;
+    progress.done = done, progress.total = total, progress.bytes = bytes, progress.elapsed = elapsed;
+    if (progress.terminal) {
+        fprintf(stderr, "\r[%s] %u/%u files  %.1f MB/s  ETA %s\033[K", bar, done, total,
+                elapsed > 0 ? bytes / elapsed / 1e6 : 0.0, eta_text);
+        progress_shown = 1;
+    } else if (done < total && line_due(elapsed)) { /* the end prints the last state */
+        put_batch_line(eta_text);
+    }
+    pthread_mutex_unlock(&stderr_lock);
+}
+
+void gs_report_rows(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s)
+{
+    const char *file = user;
+    char bar[PROGRESS_BAR_WIDTH + 1], eta_text[32];
+    fill_bar(bar, rows_done, rows_total);
+    format_duration(eta_text, sizeof eta_text,
+                    rows_done ? elapsed_s * (double)(rows_total - rows_done) / (double)rows_done : 0);
+    const unsigned percent = rows_total ? (unsigned)(rows_done * 100 / rows_total) : 100;
+    const unsigned long long done = rows_done, total = rows_total;
+    pthread_mutex_lock(&stderr_lock);
+    if (progress.terminal && (progress.asked || elapsed_s >= GS_ROWS_BAR_AFTER_SECONDS)) {
+        fprintf(stderr, "\r[%s] %3u%%  ", bar, percent);
+        put_visible(file);
+        fprintf(stderr, "  %llu/%llu rows  ETA %s\033[K", done, total, eta_text);
+        progress_shown = 1;
+    } else if (!progress.terminal && (rows_done == rows_total || line_due(elapsed_s))) {
+        fputs("gsmooth: progress: ", stderr);
+        put_visible(file);
+        fprintf(stderr, ": %llu/%llu rows (%u%%), ETA %s\n", done, total, percent, eta_text);
+    }
     pthread_mutex_unlock(&stderr_lock);
 }
 
@@ -104,6 +203,8 @@ void gs_report_end_progress(void)
 {
     pthread_mutex_lock(&stderr_lock);
     end_progress_line();
+    if (!progress.terminal && progress.batch_seen) put_batch_line("0:00");
+    progress.batch_seen = 0;
     pthread_mutex_unlock(&stderr_lock);
 }
 

@@ -1,4 +1,4 @@
-/* report.h: everything the command prints: errors, notes, timings and the batch progress line on stderr (whole lines, safe from any thread), and the backend list on stdout. */
+/* report.h: everything the command prints: errors, notes, timings and progress (a batch's files, one file's rows) on stderr (whole lines, safe from any thread), and the backend list on stdout. */
 #ifndef GS_REPORT_H
 #define GS_REPORT_H
 
@@ -26,11 +26,32 @@ void gs_report_message(void *user, const char *line);
 /* "gsmooth: time: <file>: decode ... total ..." for --time. */
 void gs_report_times(const char *file, const gsmooth_file_result *t);
 
-/* The batch progress bar, redrawn in place on a terminal. */
+/* Least seconds between two plain progress lines, without --progress=SECONDS: a log of a
+ * day's job stays a few thousand lines, and a stalled one shows within the interval. */
+#define GS_PROGRESS_SECONDS 10.0
+/* On a terminal, without --progress, one file's rows show once it has run this long: a
+ * quick file prints nothing. */
+#define GS_ROWS_BAR_AFTER_SECONDS 2.0
+
+/* Set how progress shows for this run and say whether to show it at all: asked
+ * (--progress), or on a terminal unless quiet. On a terminal a bar is redrawn in place;
+ * elsewhere (a log, a pipe) plain lines at least `seconds` apart, and one at the end. */
+int gs_report_progress_setup(double seconds, int asked, int quiet);
+
+/* A batch file failed: the plain progress lines count the failures. */
+void gs_report_file_failed(void);
+
+/* Batch progress (a gsmooth_batch_options.progress): the bar, or a line when one is due:
+ * "gsmooth: progress: 12/64 files, 1 failed, 3.1 files/s, 45.3 MB/s, ETA 0:07". */
 void gs_report_progress(void *user, unsigned done, unsigned total, uint64_t bytes, double elapsed,
                         double eta);
 
-/* Clear the progress bar, if one is shown, so the next line starts clean. */
+/* One file's rows (a gsmooth_file_options.progress; user: the input's name): the bar, or
+ * "gsmooth: progress: in.png: 40960/131072 rows (31%), ETA 0:42" when due and at the end. */
+void gs_report_rows(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s);
+
+/* The end of the progress: the bar cleared so the next line starts clean or, off a
+ * terminal, the batch's last state as a final line. */
 void gs_report_end_progress(void);
 
 /* "gsmooth: N files, D done, F failed, S s, R files/s". */

@@ -86,7 +86,8 @@ gsmooth_status gsmooth_file(gsmooth_context *ctx, const gsmooth_file_options *o,
         return GS_OK;
     }
     gs_job job = {work, gs_encode_of(&full, 0), gs_instances_select, &ctx->instances,
-                  ctx->note ? gs_context_note : NULL, gs_instances_runners, gs_instances_runner, ctx};
+                  ctx->note ? gs_context_note : NULL, gs_instances_runners, gs_instances_runner, ctx,
+                  full.progress, full.progress_user};
     gs_phase_times t;
     gs_image_facts facts;
     pthread_mutex_lock(&ctx->call);

@@ -168,7 +168,7 @@ static gs_status process(batch *b, gs_instances *w, uint32_t j, gsmooth_file_out
         return GS_OK;
     }
     gs_job job = {req->work, b->encode, gs_instances_select, w, b->events->note, gs_instances_runners,
-                  gs_instances_runner, b->events->note_user};
+                  gs_instances_runner, b->events->note_user, NULL, NULL}; /* progress counts files */
     gs_phase_times t;
     gs_image_facts facts;
     gs_status rc = gs_pipeline_run(&job, in, out, &t, &facts, err, err_size);

@@ -60,6 +60,7 @@ typedef struct plan {
     uint32_t window_rows;           /* rows a decoded window holds: strip + 2 halos, at most
                                        the image */
     void *column_sums;              /* 2d integral carry, width values of out_bits */
+    uint64_t start_ns;              /* when the run began, for the progress callback */
 } plan;
 
 /* Strip i's window: the rows [start, end) decoded for it, its own rows and up to `halo`
@@ -177,6 +178,14 @@ static gs_status emit_strip(const plan *p, gs_writer *writer, const void *out, v
     return rc == GS_OK ? GS_OK : gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
 }
 
+/* The rows before `rows_done` are in the writer: tell the job's progress callback. Called
+ * by whichever thread writes, once a strip, so the callback never sees a row count go back. */
+static void report_rows(const plan *p, uint64_t rows_done)
+{
+    if (p->job->progress)
+        p->job->progress(p->job->progress_user, rows_done, p->height, (now_ns() - p->start_ns) / 1e9);
+}
+
 /* ---- integral pictures: the whole (8/16-bit) input is kept, and the integral runs twice,
  * the first time only to find the maximum the picture is scaled to ---- */
 
@@ -228,6 +237,7 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
             rc = emit_strip(p, writer, out, conv, rows, view_max, err, err_size);
             times->encode += now_ns() - t;
             if (rc != GS_OK) goto cleanup;
+            report_rows(p, (uint64_t)y + rows); /* the first pass writes nothing */
         }
     }
     t = now_ns();
@@ -355,14 +365,15 @@ static void *encode_stage(void *arg)
     for (uint32_t i = 0; i < s->strips; ++i) {
         if (wait_computed(s, i) != 0) break;
         uint64_t t = now_ns();
-        gs_status rc = emit_strip(p, s->writer, s->out[i % s->slots], s->conv,
-                                  rows_from(p, i * p->strip_rows), 0, err, sizeof err);
+        const uint32_t y = i * p->strip_rows, rows = rows_from(p, y);
+        gs_status rc = emit_strip(p, s->writer, s->out[i % s->slots], s->conv, rows, 0, err, sizeof err);
         s->encode_ns += now_ns() - t;
         if (rc != GS_OK) {
             fail_stream(s, rc, err);
             break;
         }
         advance(s, &s->written, i + 1);
+        report_rows(p, (uint64_t)y + rows);
     }
     return NULL;
 }
@@ -508,9 +519,9 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     const gs_work *o = &job->work;
     gs_reader *reader = NULL;
     gs_image_info info;
-    plan p = {.job = job, .input = input, .output = output};
-    char msg[GS_ERR_SIZE] = "";
     uint64_t t_start = now_ns(), t;
+    plan p = {.job = job, .input = input, .output = output, .start_ns = t_start};
+    char msg[GS_ERR_SIZE] = "";
     memset(times, 0, sizeof *times);
     gs_image_facts unused;
     if (!facts) facts = &unused;

@@ -50,6 +50,10 @@ typedef struct gs_job {
                             integral (its column sums go strip to strip) */
     gs_runner_fn runner;     /* with runners */
     void *note_user;     /* passed to note */
+    /* Rows written of the image's height, and seconds since the run began: after each
+     * strip is written, on the writing thread (NULL: none). The last call has every row. */
+    void (*progress)(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s);
+    void *progress_user; /* passed to progress */
 } gs_job;
 
 /* A file's facts and times as the public result says them (either may be NULL). */

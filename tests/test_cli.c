@@ -896,6 +896,76 @@ START_TEST(png_compression_settings)
 }
 END_TEST
 
+/* The lines of `text` that start with `prefix`, and the last of them (NULL: none). */
+static int lines_starting(const char *text, const char *prefix, const char **last)
+{
+    int n = 0;
+    *last = NULL;
+    for (const char *line = text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
+        if (strncmp(line, prefix, strlen(prefix)) == 0) ++n, *last = line;
+    return n;
+}
+
+/* Off a terminal, --progress=SECONDS prints plain lines (no carriage return, no escape
+ * codes), a final one with every file; without --progress, none; a bad interval is a usage
+ * error. */
+START_TEST(batch_progress_off_a_terminal)
+{
+    result r;
+    const char *last;
+    const char *dirs[] = {"out", "again", "default", "bad"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; ++i) ck_assert_int_eq(mkdir(tmp(dirs[i]), 0755), 0);
+    RUN(&r, "--quiet", "--progress=0.001", "-o", tmp("out"), input("noise.png"), tmp("missing.png"),
+        input("gray16.png"), input("photo.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(!strchr(r.err, '\r') && !strchr(r.err, '\033'), "control bytes: %s", r.err);
+    ck_assert_msg(lines_starting(r.err, "gsmooth: progress: ", &last) >= 2, "%s", r.err);
+    ck_assert_msg(strncmp(last, "gsmooth: progress: 4/4 files, 1 failed, ", 40) == 0, "%s", r.err);
+    RUN(&r, "--quiet", "-o", tmp("again"), input("noise.png"), input("gray16.png"));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(r.err[0] == '\0', "without --progress: %s", r.err);
+    /* The default interval is longer than this run: only the final line. */
+    RUN(&r, "--quiet", "--progress", "-o", tmp("default"), input("noise.png"), input("gray16.png"));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_int_eq(lines_starting(r.err, "gsmooth: progress: 2/2 files, 0 failed, ", &last), 1);
+    ck_assert_int_eq(count_lines(r.err), 1);
+    const char *bad[] = {"--progress=0", "--progress=x", "--progress=", "--progress=-1", "--progress=1e3",
+                         "--progress=."};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        RUN(&r, bad[i], "-o", tmp("bad"), input("noise.png"));
+        ck_assert_int_eq(r.code, 2);
+        assert_one_line_error(&r, "--progress");
+    }
+    RUN(&r, "--quiet", "--progress=2.5", input("noise.png"), tmp("o.png"));
+    ck_assert_int_eq(r.code, 0);
+}
+END_TEST
+
+/* A tall image gives one line of rows per strip with a tiny interval, the last with every
+ * row; CPU strips hold 1 MiB of input, 16384 rows of this width. */
+#define TALL_WIDTH 64
+#define TALL_HEIGHT 100000
+START_TEST(single_file_rows_progress)
+{
+    static unsigned char pgm[32 + TALL_WIDTH * TALL_HEIGHT];
+    int head = snprintf((char *)pgm, 32, "P5\n%d %d\n255\n", TALL_WIDTH, TALL_HEIGHT);
+    for (size_t i = 0; i < (size_t)TALL_WIDTH * TALL_HEIGHT; ++i) pgm[head + i] = (unsigned char)(i * 7 % 251);
+    write_file(tmp("tall.pgm"), pgm, (size_t)head + TALL_WIDTH * TALL_HEIGHT);
+    result r;
+    const char *last;
+    RUN(&r, "--quiet", "--progress=0.0001", tmp("tall.pgm"), tmp("tall.png"));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(!strchr(r.err, '\r') && !strchr(r.err, '\033'), "control bytes: %s", r.err);
+    ck_assert_msg(lines_starting(r.err, "gsmooth: progress: ", &last) > 2, "%s", r.err);
+    ck_assert_int_eq(lines_starting(r.err, "gsmooth: progress: ", &last), count_lines(r.err));
+    ck_assert_ptr_nonnull(strstr(r.err, "tall.pgm: 16384/100000 rows (16%), ETA "));
+    ck_assert_msg(strstr(last, "tall.pgm: 100000/100000 rows (100%), ETA 0:00\n") != NULL, "%s", r.err);
+    ck_assert_int_eq(count_lines(strstr(r.err, "100000/100000")), 1);
+    RUN(&r, "--quiet", tmp("tall.pgm"), tmp("tall.png"));
+    ck_assert_msg(r.err[0] == '\0', "without --progress: %s", r.err);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 6) {
@@ -934,6 +1004,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, parallel_batch_matches_single_runs);
     tcase_add_test(tc, png_compression_settings);
     tcase_add_test(tc, special_output_paths);
+    tcase_add_test(tc, batch_progress_off_a_terminal);
+    tcase_add_test(tc, single_file_rows_progress);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -216,6 +216,16 @@ typedef struct gsmooth_file_options {
                                 use (a batch: its CPUs split between the files in flight) */
     int skip_existing;      /* an output that is already a regular file is kept, the input
                                not read, and the call succeeds (result: skipped) */
+    /* since 0.3 */
+    /* Rows of the output written so far, of rows_total (the image's height), and seconds
+     * since the call began: called by gsmooth_file after each strip is written, from the
+     * thread that writes the output (a pipeline thread, not the caller's), one call at a
+     * time and at most once a strip. rows_done never decreases and equals rows_total in
+     * exactly one call, the last, once every row is written (a later failure to commit
+     * the output can still fail the call). Not called for a skipped output, nor by
+     * gsmooth_batch, whose progress counts files. NULL: no calls. */
+    void (*progress)(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s);
+    void *progress_user;    /* passed to progress */
 } gsmooth_file_options;
 
 /* Fill `o` with the defaults: smooth, 3 passes along X, input depth, default compression. */

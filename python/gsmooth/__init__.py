@@ -340,7 +340,24 @@ def _compression_level(compression):
     return level.value
 
 
-def _file(kind, src, dst, iters, axis, depth, compression, backend, sigma=None):
+def _progress_callback(progress, raised):
+    """`progress` as the library's callback; the first exception it raises goes into `raised`
+    (an exception must not unwind through C) and later calls are skipped."""
+    if not callable(progress):
+        raise TypeError(f"progress takes a callable(rows_done, rows_total) or None, not "
+                        f"{type(progress).__name__}")
+
+    def call(user, rows_done, rows_total, elapsed_s):
+        if raised:
+            return
+        try:
+            progress(rows_done, rows_total)
+        except BaseException as e:  # KeyboardInterrupt too: nothing may unwind into C
+            raised.append(e)
+    return _n.PROGRESS_FN(call)
+
+
+def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, sigma=None):
     opts = _n.FileOptions()
     _n.lib.gsmooth_file_options_init(ctypes.byref(opts))
     opts.kind = kind
@@ -353,30 +370,41 @@ def _file(kind, src, dst, iters, axis, depth, compression, backend, sigma=None):
             raise ValueError(f"depth takes None (the input's), 8 or 16, not {depth!r}")
         opts.depth = depth or 0
     opts.compression = _compression_level(compression)
+    raised = []
+    if progress is not None:
+        opts.progress = _progress_callback(progress, raised)  # opts keeps it alive for the call
     result, err = _n.FileResult(), _n.error_buffer()
     result.struct_size = ctypes.sizeof(result)
     rc = _n.lib.gsmooth_file(_context(backend), ctypes.byref(opts), os.fsencode(src), os.fsencode(dst),
                              ctypes.byref(result), err, _n.ERR_SIZE)
     if rc:
         _raise(rc, err)
+    if raised:
+        raise raised[0]
     return {"width": result.width, "height": result.height, "bits": result.bits,
             "backend": result.backend.decode() if result.backend else None}
 
 
-def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, backend="auto", sigma=None):
+def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, backend="auto",
+                progress=None, sigma=None):
     """Read the image file `src`, smooth it as smooth() does, and write `dst` (its extension
     picks the format), streaming in bounded memory as the command does. `compression`:
     'fast', 'default', 'small' or a level 0..9 for PNG and TIFF outputs (None: the default).
     `depth`: None keeps the input's, or 8 or 16. Returns what was read: width, height, bits
     and the backend that ran. The output appears whole or not at all. `iters` and `sigma`
-    are as for smooth()."""
-    return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend, sigma)
+    are as for smooth().
+
+    `progress`: None, or a callable progress(rows_done, rows_total), called after each strip
+    is written, from the library's writing thread (not the caller's); the last call is
+    (rows_total, rows_total). An exception it raises does not stop the work: later calls are
+    skipped, the call finishes (the output is written) and then raises that exception."""
+    return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend, progress, sigma)
 
 
-def integral_file(src, dst, mode="rows", compression=None, backend="auto"):
+def integral_file(src, dst, mode="rows", compression=None, backend="auto", progress=None):
     """Integral image of the image file `src` into `dst` (.npy, or .tif), as integral() gives
-    it; `compression` applies to a TIFF output."""
+    it; `compression` applies to a TIFF output; `progress` as for smooth_file()."""
     if mode not in _MODES:
         raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
     kind = _n.WORK_INTEGRAL_ROWS if mode == "rows" else _n.WORK_INTEGRAL_2D
-    return _file(kind, src, dst, 0, "x", None, compression, backend)
+    return _file(kind, src, dst, 0, "x", None, compression, backend, progress)

@@ -33,11 +33,16 @@ WORK_SMOOTH, WORK_INTEGRAL_ROWS, WORK_INTEGRAL_2D = 0, 1, 2
 COMPRESSION_DEFAULT = -1
 
 
+# gsmooth_file_options.progress: rows written, rows in all, seconds so far.
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_double)
+
+
 class FileOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("kind", ctypes.c_int),
                 ("iters", ctypes.c_uint32), ("axes", ctypes.c_uint32), ("depth", ctypes.c_uint32),
                 ("max_pixels", ctypes.c_uint64), ("compression", ctypes.c_int),
-                ("encode_threads", ctypes.c_uint), ("skip_existing", ctypes.c_int)]
+                ("encode_threads", ctypes.c_uint), ("skip_existing", ctypes.c_int),
+                ("progress", PROGRESS_FN), ("progress_user", ctypes.c_void_p)]
 
 
 class FileResult(ctypes.Structure):

@@ -635,6 +635,70 @@ START_TEST(plugin_failure_from_files)
 }
 END_TEST
 
+/* What a file call's progress callback saw. */
+typedef struct rows_seen {
+    uint64_t last;         /* rows_done of the latest call */
+    uint64_t total;        /* rows_total of every call (0 before the first) */
+    unsigned calls, at_total; /* calls, and those with every row */
+    int went_back;         /* rows_done fell, or rows_total changed */
+} rows_seen;
+
+static void count_rows(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s)
+{
+    rows_seen *seen = user;
+    if (rows_done < seen->last || (seen->calls && rows_total != seen->total) || elapsed_s < 0)
+        seen->went_back = 1;
+    seen->last = rows_done, seen->total = rows_total;
+    seen->calls++;
+    seen->at_total += rows_done == rows_total;
+}
+
+/* A tall 8-bit PGM, taller than one strip of the CPU backend (1 MiB of rows). */
+#define TALL_WIDTH 64u
+#define TALL_HEIGHT 40000u
+
+/* Every kind of work on the tall image reports rows that never fall and reach the height
+ * exactly once, in the last call, after more than one strip. */
+START_TEST(file_progress_reports_rows)
+{
+    char in[4096], out[4096], err[GSMOOTH_ERR_SIZE];
+    snprintf(in, sizeof in, "%s/tall.pgm", scratch);
+    FILE *f = fopen(in, "wb");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "P5\n%u %u\n255\n", TALL_WIDTH, TALL_HEIGHT);
+    for (uint32_t i = 0; i < TALL_WIDTH * TALL_HEIGHT; ++i) fputc((int)(i * 7 % 251), f);
+    ck_assert_int_eq(fclose(f), 0);
+    const struct {
+        gsmooth_work_kind kind;
+        uint32_t axes;
+        const char *output; /* the .png integral is the picture, computed twice */
+    } cases[] = {
+        {GSMOOTH_WORK_SMOOTH, GSMOOTH_AXIS_X, "tall_x.pgm"},
+        {GSMOOTH_WORK_SMOOTH, GSMOOTH_AXIS_Y, "tall_y.pgm"},
+        {GSMOOTH_WORK_SMOOTH, GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y, "tall_xy.pgm"},
+        {GSMOOTH_WORK_INTEGRAL_ROWS, 0, "tall_rows.npy"},
+        {GSMOOTH_WORK_INTEGRAL_2D, 0, "tall_2d.npy"},
+        {GSMOOTH_WORK_INTEGRAL_2D, 0, "tall_2d.png"},
+    };
+    gsmooth_context *ctx = cpu_context();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        rows_seen seen = {0, 0, 0, 0, 0};
+        gsmooth_file_options fo;
+        gsmooth_file_options_init(&fo);
+        fo.kind = cases[c].kind, fo.axes = cases[c].axes;
+        fo.progress = count_rows, fo.progress_user = &seen;
+        snprintf(out, sizeof out, "%s/%s", scratch, cases[c].output);
+        ck_assert_msg(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err) == GSMOOTH_OK, "%s", err);
+        ck_assert_msg(!seen.went_back, "%s: rows went back", cases[c].output);
+        ck_assert_msg(seen.calls > 1, "%s: %u calls", cases[c].output, seen.calls);
+        ck_assert_msg(seen.total == TALL_HEIGHT && seen.last == TALL_HEIGHT && seen.at_total == 1,
+                      "%s: last %llu of %llu, %u calls at the total", cases[c].output,
+                      (unsigned long long)seen.last, (unsigned long long)seen.total, seen.at_total);
+    }
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -663,6 +727,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, own_words);
     tcase_add_test(tc, plugin_failure_in_memory);
     tcase_add_test(tc, plugin_failure_from_files);
+    tcase_add_test(tc, file_progress_reports_rows);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -229,6 +229,47 @@ def test_smooth_file_is_smooth_of_the_decoded_image(tmp_path):
     np.testing.assert_array_equal(np.load(rows), gsmooth.integral(image, "2d"))
 
 
+def write_pgm(path, a):
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (a.shape[1], a.shape[0]))
+        f.write(a.astype(np.uint8).tobytes())
+
+
+@pytest.mark.parametrize("call", ["smooth", "integral"])
+def test_file_progress_ends_at_the_height(tmp_path, call):
+    # Taller than one strip of the CPU backend (1 MiB of input rows), so several calls.
+    src = tmp_path / "tall.pgm"
+    write_pgm(src, random_image(40000, 64))
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+    if call == "smooth":
+        gsmooth.smooth_file(src, tmp_path / "o.pgm", progress=progress)
+    else:
+        gsmooth.integral_file(src, tmp_path / "o.npy", mode="2d", progress=progress)
+    assert len(seen) > 1
+    assert seen[-1] == (40000, 40000)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert [d for d, _ in seen].count(40000) == 1
+
+
+def test_file_progress_exception_raised_after_the_call(tmp_path):
+    src = tmp_path / "tall.pgm"
+    write_pgm(src, random_image(40000, 64))
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        gsmooth.smooth_file(src, tmp_path / "o.pgm", progress=progress)
+    assert calls == [calls[0]]  # later calls skipped
+    assert (tmp_path / "o.pgm").exists()  # the work went on
+    with pytest.raises(TypeError, match="progress"):
+        gsmooth.smooth_file(src, tmp_path / "p.pgm", progress=3)
+
+
 def test_compression_levels_same_pixels_other_sizes(tmp_path):
     src = os.path.join(GOLDEN, "inputs", "photo.png")
     sizes = {}
