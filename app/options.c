@@ -12,7 +12,8 @@
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
     OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION,
-    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES
+    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES,
+    OPT_RELATIVE_TO
 };
 
 static const struct option long_options[] = {
@@ -41,6 +42,7 @@ static const struct option long_options[] = {
     {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
     {"manifest", required_argument, NULL, OPT_MANIFEST},
     {"devices", required_argument, NULL, OPT_DEVICES},
+    {"relative-to", required_argument, NULL, OPT_RELATIVE_TO},
     {NULL, 0, NULL, 0},
 };
 
@@ -142,7 +144,8 @@ void gs_options_print_help(FILE *to)
         "  --threads N        CPU threads, 1..%u (default: all cores)\n"
         "  --max-pixels N     refuse larger images before decoding (default %llu)\n"
         "  --depth D          keep (default), 8 or 16: output sample depth\n"
-        "  -o, --output-dir DIR  batch mode: write each result into DIR\n"
+        "  -o, --output-dir DIR  batch mode: write each result into DIR (created if missing)\n"
+        "  --relative-to ROOT batch: DIR/<input path relative to ROOT>, subdirectories made\n"
         "  --jobs N           batch: files in flight, 1..%u (default: one per core, threads split)\n"
         "  --files-from FILE  batch: more inputs, one path a line ('-': standard input)\n"
         "  --files0-from FILE batch: more inputs, NUL-separated (find -print0)\n"
@@ -263,6 +266,10 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             o->manifest = optarg;
             break;
         case OPT_DEVICES: devices = optarg, o->devices_from = "--devices"; break;
+        case OPT_RELATIVE_TO:
+            if (!*optarg) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--relative-to needs a directory");
+            o->relative_to = optarg;
+            break;
         case ':':
             return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "option '%s' needs a value",
                            argv[optind - 1]);
@@ -313,6 +320,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     if (o->list_count)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--files-from and --files0-from need -o DIR");
     if (shard_given) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--shard needs -o DIR");
+    if (o->relative_to) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--relative-to needs -o DIR");
     if (o->input_count != 2)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        o->input_count < 2 ? "missing INPUT or OUTPUT (try --help)"

@@ -38,6 +38,42 @@ static const struct {
     {"\x53\x80\xF6\x34", 4, "PIC"},
 };
 
+/* Formats gsmooth does not read, known by their signatures so the refusal names them.
+ * `at` is the signature's offset: ISO media files (AVIF, HEIF) open with a box size. */
+static const struct {
+    size_t at;
+    const char *magic;
+    size_t len;
+    const char *name;
+} refused_magic[] = {
+    {0, "\x00\x00\x00\x0CjP  \r\n\x87\n", 12, "JPEG 2000"},
+    {0, "\xFF\x4F\xFF\x51", 4, "JPEG 2000"}, /* a bare codestream: SOC, then SIZ */
+    {0, "\x00\x00\x00\x0CJXL \r\n\x87\n", 12, "JPEG XL"},
+    {0, "\xFF\x0A", 2, "JPEG XL"},
+    {4, "ftypavif", 8, "AVIF"},
+    {4, "ftypavis", 8, "AVIF"},
+    {4, "ftypheic", 8, "HEIC"},
+    {4, "ftypheix", 8, "HEIC"},
+    {4, "ftypheim", 8, "HEIC"},
+    {4, "ftypheis", 8, "HEIC"},
+    {4, "ftyphevc", 8, "HEIC"},
+    {4, "ftyphevx", 8, "HEIC"},
+    {4, "ftypmif1", 8, "HEIF"},
+    {4, "ftypmsf1", 8, "HEIF"},
+};
+
+/* WebP is RIFF, a size, then "WEBP"; the rest by the table above. NULL: none of them. */
+static const char *refused_format(const gs_reader *reader)
+{
+    if (head_starts(reader, "RIFF", 4) && reader->head_len >= 12 && memcmp(reader->head + 8, "WEBP", 4) == 0)
+        return "WebP";
+    for (size_t i = 0; i < sizeof refused_magic / sizeof refused_magic[0]; i++)
+        if (reader->head_len >= refused_magic[i].at + refused_magic[i].len &&
+            memcmp(reader->head + refused_magic[i].at, refused_magic[i].magic, refused_magic[i].len) == 0)
+            return refused_magic[i].name;
+    return NULL;
+}
+
 /* The fast PNG reader refused the data (`why`): libpng, the reference, reads the input
  * again from its first byte, so a fast-path bug can never refuse a valid file. */
 static gs_status png_fall_back(gs_reader *reader, const char *why, char *err, size_t err_size)
@@ -102,6 +138,11 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     for (size_t i = 0; i < sizeof stb_magic / sizeof stb_magic[0]; i++)
         if (head_starts(reader, stb_magic[i].magic, stb_magic[i].len))
             return gs_read_stb_open(reader, max_pixels, stb_magic[i].name, err, err_size);
+
+    const char *refused = refused_format(reader);
+    if (refused)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "%s is not a format gsmooth reads (convert it to PNG first)",
+                       refused);
 
     /* TGA has no signature: last, with a strict check of its header. */
     return gs_read_tga_open(reader, max_pixels, err, err_size);
