@@ -38,39 +38,37 @@ static const struct {
     {"\x53\x80\xF6\x34", 4, "PIC"},
 };
 
-/* Formats gsmooth does not read, known by their signatures so the refusal names them.
- * `at` is the signature's offset: ISO media files (AVIF, HEIF) open with a box size. */
+/* Formats gsmooth does not read, known by their signatures so the refusal names them. */
 static const struct {
-    size_t at;
     const char *magic;
     size_t len;
     const char *name;
 } refused_magic[] = {
-    {0, "\x00\x00\x00\x0CjP  \r\n\x87\n", 12, "JPEG 2000"},
-    {0, "\xFF\x4F\xFF\x51", 4, "JPEG 2000"}, /* a bare codestream: SOC, then SIZ */
-    {0, "\x00\x00\x00\x0CJXL \r\n\x87\n", 12, "JPEG XL"},
-    {0, "\xFF\x0A", 2, "JPEG XL"},
-    {4, "ftypavif", 8, "AVIF"},
-    {4, "ftypavis", 8, "AVIF"},
-    {4, "ftypheic", 8, "HEIC"},
-    {4, "ftypheix", 8, "HEIC"},
-    {4, "ftypheim", 8, "HEIC"},
-    {4, "ftypheis", 8, "HEIC"},
-    {4, "ftyphevc", 8, "HEIC"},
-    {4, "ftyphevx", 8, "HEIC"},
-    {4, "ftypmif1", 8, "HEIF"},
-    {4, "ftypmsf1", 8, "HEIF"},
+    {"\x00\x00\x00\x0CjP  \r\n\x87\n", 12, "JPEG 2000"},
+    {"\xFF\x4F\xFF\x51", 4, "JPEG 2000"}, /* a bare codestream: SOC, then SIZ */
+    {"\x00\x00\x00\x0CJXL \r\n\x87\n", 12, "JPEG XL"},
+    {"\xFF\x0A", 2, "JPEG XL"},
 };
 
-/* WebP is RIFF, a size, then "WEBP"; the rest by the table above. NULL: none of them. */
+/* ISO media files open with a box size, then "ftyp" and the major brand. */
+static const struct {
+    const char brand[5];
+    const char *name;
+} refused_brands[] = {
+    {"avif", "AVIF"}, {"avis", "AVIF"}, {"heic", "HEIC"}, {"heix", "HEIC"}, {"heim", "HEIC"},
+    {"heis", "HEIC"}, {"hevc", "HEIC"}, {"hevx", "HEIC"}, {"mif1", "HEIF"}, {"msf1", "HEIF"},
+};
+
+/* WebP is RIFF, a size, then "WEBP"; the rest by the tables above. NULL: none of them. */
 static const char *refused_format(const gs_reader *reader)
 {
-    if (head_starts(reader, "RIFF", 4) && reader->head_len >= 12 && memcmp(reader->head + 8, "WEBP", 4) == 0)
-        return "WebP";
+    const unsigned char *h = reader->head;
+    if (reader->head_len >= 12 && memcmp(h, "RIFF", 4) == 0 && memcmp(h + 8, "WEBP", 4) == 0) return "WebP";
+    if (reader->head_len >= 12 && memcmp(h + 4, "ftyp", 4) == 0)
+        for (size_t i = 0; i < sizeof refused_brands / sizeof refused_brands[0]; i++)
+            if (memcmp(h + 8, refused_brands[i].brand, 4) == 0) return refused_brands[i].name;
     for (size_t i = 0; i < sizeof refused_magic / sizeof refused_magic[0]; i++)
-        if (reader->head_len >= refused_magic[i].at + refused_magic[i].len &&
-            memcmp(reader->head + refused_magic[i].at, refused_magic[i].magic, refused_magic[i].len) == 0)
-            return refused_magic[i].name;
+        if (head_starts(reader, refused_magic[i].magic, refused_magic[i].len)) return refused_magic[i].name;
     return NULL;
 }
 

@@ -781,12 +781,12 @@ START_TEST(output_dir_creation)
     ck_assert_msg(r.code == 0, "%s", r.err);
     ck_assert(file_exists(tmp("p/q/r/noise.png")));
     write_file(tmp("plain"), "x", 1);
-    RUN(&r, "--quiet", "-o", tmp("plain/sub"), input("noise.png"));
-    ck_assert_int_eq(r.code, 1);
-    assert_one_line_error(&r, "plain: exists and is not a directory");
-    RUN(&r, "--quiet", "-o", tmp("plain"), input("noise.png"));
-    ck_assert_int_eq(r.code, 1);
-    assert_one_line_error(&r, "plain: exists and is not a directory");
+    const char *dirs[] = {"plain/sub", "plain"};
+    for (int i = 0; i < 2; ++i) {
+        RUN(&r, "--quiet", "-o", tmp(dirs[i]), input("noise.png"));
+        ck_assert_int_eq(r.code, 1);
+        assert_one_line_error(&r, "plain: exists and is not a directory");
+    }
     RUN(&r, "--relative-to", scratch, input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 2);
     assert_one_line_error(&r, "--relative-to needs -o DIR");
