@@ -92,6 +92,7 @@ static gsmooth_status run_batch(gsmooth_context *ctx, const gs_options *o, outco
     gsmooth_batch_options_init(&bo);
     bo.file = &o->file;
     bo.out_dir = o->out_dir;
+    bo.relative_to = o->relative_to;
     bo.jobs = o->jobs;
     bo.shard_index = o->shard_index, bo.shard_count = o->shard_count;
     bo.finished = on_finished;

@@ -13,7 +13,8 @@
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
     OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION,
-    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES, OPT_SIGMA
+    OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES, OPT_SIGMA,
+    OPT_RELATIVE_TO
 };
 
 static const struct option long_options[] = {
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
     {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
     {"manifest", required_argument, NULL, OPT_MANIFEST},
     {"devices", required_argument, NULL, OPT_DEVICES},
+    {"relative-to", required_argument, NULL, OPT_RELATIVE_TO},
     {NULL, 0, NULL, 0},
 };
 
@@ -152,8 +154,9 @@ void gs_options_print_help(FILE *to)
         "  --plugin-dir DIR, --devices all|0,1,...  where plugins are; which GPUs\n"
         "  --threads N, --max-pixels N              CPU threads; largest image taken\n"
         "  --compression fast|default|small|0..9    PNG/TIFF deflate; or --png-level N\n"
-        "  -o, --output-dir DIR   batch mode; with --jobs N, --files-from FILE,\n"
-        "                         --files0-from FILE, --shard I/N, --skip-existing,\n"
+        "  -o, --output-dir DIR   batch mode (DIR made if missing); with --jobs N,\n"
+        "                         --files-from FILE, --files0-from FILE, --shard I/N,\n"
+        "                         --skip-existing, --relative-to ROOT (keep the tree),\n"
         "                         --manifest FILE (one JSON line per input)\n"
         "  --quiet, --time, -v/--verbose (with --list-backends)\n"
         "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
@@ -162,8 +165,7 @@ void gs_options_print_help(FILE *to)
         "Reads PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': standard input);\n"
         "colour becomes gray (BT.601). Writes by extension: .png .pgm .tif .bmp .tga .jpg,\n"
         "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
-        "Exit status: 0 success, 1 failure at run time, 2 usage error.\n"
-        "Everything else: man gsmooth (docs/cli.md).\n",
+        "Exit 0: done, 1: failed at run time, 2: usage error. More: man gsmooth.\n",
         GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_PROGRESS_SECONDS);
 }
 
@@ -290,6 +292,10 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             o->manifest = optarg;
             break;
         case OPT_DEVICES: devices = optarg, o->devices_from = "--devices"; break;
+        case OPT_RELATIVE_TO:
+            if (!*optarg) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--relative-to needs a directory");
+            o->relative_to = optarg;
+            break;
         case ':':
             return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "option '%s' needs a value",
                            argv[optind - 1]);
@@ -361,6 +367,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
         (strcmp(o->inputs[0], "rows") == 0 || strcmp(o->inputs[0], "2d") == 0))
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                            "too many arguments: for the integral's mode write --integral=%s", o->inputs[0]);
+    if (o->relative_to) return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--relative-to needs -o DIR");
     if (o->input_count != 2)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
                        o->input_count < 2 ? "missing INPUT or OUTPUT (try --help)"

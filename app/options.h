@@ -40,6 +40,7 @@ typedef struct gs_options {
     const char *sigma;         /* --sigma as written (file.iters holds its passes), or NULL */
     int verbose;               /* -v (with --list-backends) */
     const char *out_dir;       /* -o DIR: batch mode */
+    const char *relative_to;   /* --relative-to ROOT: outputs keep their path below ROOT */
     char **inputs;             /* input paths (argv slice) */
     int input_count;           /* how many */
     const char *output;        /* single-file mode output path */

@@ -14,8 +14,8 @@
 /* Bytes of the file's start kept for format detection; 24 covers the PNG signature plus
  * the IHDR chunk's length, type, width and height. */
 #define GS_IO_HEAD_SIZE 32
-/* Bytes detection needs at the least: the longest magic number ("#?RADIANCE\n"). */
-#define GS_IO_HEAD_MIN 11
+/* Bytes detection needs at the least: the longest signature (the JPEG 2000 and JPEG XL boxes). */
+#define GS_IO_HEAD_MIN 12
 
 /* The host's byte order, decided at compile time: 16-bit samples are native-endian in
  * memory and big-endian (PNG, PGM) or little-endian (NPY) in files. */

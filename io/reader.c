@@ -38,6 +38,40 @@ static const struct {
     {"\x53\x80\xF6\x34", 4, "PIC"},
 };
 
+/* Formats gsmooth does not read, known by their signatures so the refusal names them. */
+static const struct {
+    const char *magic;
+    size_t len;
+    const char *name;
+} refused_magic[] = {
+    {"\x00\x00\x00\x0CjP  \r\n\x87\n", 12, "JPEG 2000"},
+    {"\xFF\x4F\xFF\x51", 4, "JPEG 2000"}, /* a bare codestream: SOC, then SIZ */
+    {"\x00\x00\x00\x0CJXL \r\n\x87\n", 12, "JPEG XL"},
+    {"\xFF\x0A", 2, "JPEG XL"},
+};
+
+/* ISO media files open with a box size, then "ftyp" and the major brand. */
+static const struct {
+    const char brand[5];
+    const char *name;
+} refused_brands[] = {
+    {"avif", "AVIF"}, {"avis", "AVIF"}, {"heic", "HEIC"}, {"heix", "HEIC"}, {"heim", "HEIC"},
+    {"heis", "HEIC"}, {"hevc", "HEIC"}, {"hevx", "HEIC"}, {"mif1", "HEIF"}, {"msf1", "HEIF"},
+};
+
+/* WebP is RIFF, a size, then "WEBP"; the rest by the tables above. NULL: none of them. */
+static const char *refused_format(const gs_reader *reader)
+{
+    const unsigned char *h = reader->head;
+    if (reader->head_len >= 12 && memcmp(h, "RIFF", 4) == 0 && memcmp(h + 8, "WEBP", 4) == 0) return "WebP";
+    if (reader->head_len >= 12 && memcmp(h + 4, "ftyp", 4) == 0)
+        for (size_t i = 0; i < sizeof refused_brands / sizeof refused_brands[0]; i++)
+            if (memcmp(h + 8, refused_brands[i].brand, 4) == 0) return refused_brands[i].name;
+    for (size_t i = 0; i < sizeof refused_magic / sizeof refused_magic[0]; i++)
+        if (head_starts(reader, refused_magic[i].magic, refused_magic[i].len)) return refused_magic[i].name;
+    return NULL;
+}
+
 /* The fast PNG reader refused the data (`why`): libpng, the reference, reads the input
  * again from its first byte, so a fast-path bug can never refuse a valid file. */
 static gs_status png_fall_back(gs_reader *reader, const char *why, char *err, size_t err_size)
@@ -102,6 +136,11 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     for (size_t i = 0; i < sizeof stb_magic / sizeof stb_magic[0]; i++)
         if (head_starts(reader, stb_magic[i].magic, stb_magic[i].len))
             return gs_read_stb_open(reader, max_pixels, stb_magic[i].name, err, err_size);
+
+    const char *refused = refused_format(reader);
+    if (refused)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "%s is not a format gsmooth reads (convert it to PNG first)",
+                       refused);
 
     /* TGA has no signature: last, with a strict check of its header. */
     return gs_read_tga_open(reader, max_pixels, err, err_size);

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "batch_run.h"
 #include "input_list.h"
@@ -80,14 +79,16 @@ gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *
     gsmooth_file_options file;
     rc = gs_file_options_in(o->file, &file, err, err_size);
     if (rc != GS_OK) return rc;
-    struct stat sb;
-    if (stat(o->out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return gs_fail(err, err_size, GS_ERR_IO, "%s: output directory does not exist", o->out_dir);
+    if (o->relative_to && !*o->relative_to)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "relative_to is NULL or a directory name, not empty");
+    rc = gs_make_dirs(o->out_dir, err, err_size);
+    if (rc != GS_OK) return rc;
     gs_batch_request request = {.compression = file.compression,
                                 .encode_threads = file.encode_threads,
                                 .inputs = &inputs->list,
                                 .shard = {o->shard_index, o->shard_count},
                                 .out_dir = o->out_dir,
+                                .relative_to = o->relative_to,
                                 .jobs = o->jobs,
                                 .threads = ctx->instances.threads,
                                 .skip_existing = file.skip_existing};

@@ -49,6 +49,8 @@ typedef struct gs_batch_options_0_2 {
     void (*progress)(void *, unsigned, unsigned, uint64_t, double, double);
     void *user;
 } gs_batch_options_0_2;
+_Static_assert(sizeof(gsmooth_batch_options) != sizeof(gs_batch_options_0_2),
+               "batch options of 0.3 and later must not have 0.2's size: it is refused");
 
 /* Options in: `given` (its first field its struct_size, at least min_size) copied over
  * `dst` (`size` bytes, holding the defaults) up to the smaller size. */

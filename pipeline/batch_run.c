@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "batch_run.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +28,9 @@ typedef struct batch {
     gs_backend_pool *pool;            /* backends */
     const gs_batch_request *req;    /* what to do */
     const gs_batch_events *events;  /* the caller's reporting */
+    gs_batch_naming naming;         /* how outputs are named (root and cwd point below) */
+    char root[PATH_MAX];            /* request->relative_to made absolute, if given */
+    char cwd[PATH_MAX];             /* the working directory, if relative_to is given */
     unsigned threads;               /* CPU threads per file */
     gs_encode_settings encode;      /* how each output is compressed */
     output_slot *outputs;           /* open addressing over every position of the list */
@@ -56,31 +60,106 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
     *threads = threads_opt ? threads_opt : (cores / j ? cores / j : 1);
 }
 
-/* DIR/<input name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
- * .tga .tif); any other input (.jpg, .gif, .ppm, ...) becomes <stem>.png, so a batch never
- * loses precision to a lossy encoder the user did not ask for by name. An integral is
- * always <stem>.npy (no reader takes .npy, so no input keeps its name). */
-int gs_batch_output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size)
+/* DIR/<sub><name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
+ * .tga .tif); any other input (.jpg, .gif, .ppm, ...) becomes <sub><stem>.png, so a batch
+ * never loses precision to a lossy encoder the user did not ask for by name. An integral
+ * is always <stem>.npy (no reader takes .npy, so no input keeps its name). `sub` is empty
+ * or ends in '/'. */
+static int join_output(const gs_batch_naming *n, const char *sub, size_t sub_len, const char *name,
+                       size_t name_len, char *out, size_t size)
 {
-    size_t len = strlen(input);
-    while (len > 1 && input[len - 1] == '/') --len; /* "a/b/" names b */
-    const char *name = input + len;
-    while (name > input && name[-1] != '/') --name;
-    const size_t name_len = (size_t)(input + len - name);
-    if (name_len == 0 || name_len >= NAME_MAX + 1) return -1;
+    if (name_len == 0 || name_len >= NAME_MAX + 1) return GS_BATCH_NAME_UNFIT;
     char base[NAME_MAX + 1];
     memcpy(base, name, name_len);
     base[name_len] = '\0';
     gs_out_format fmt;
     int writable = gs_out_format_from_path(base, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
-    if (mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
-    int dir_len = (int)strlen(dir);
-    while (dir_len > 1 && dir[dir_len - 1] == '/') --dir_len; /* "out/" gives out/x.png */
-    if (writable) return snprintf(out, size, "%.*s/%s", dir_len, dir, base) < (int)size ? 0 : -1;
+    if (n->mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
+    int dir_len = (int)strlen(n->dir);
+    while (dir_len > 1 && n->dir[dir_len - 1] == '/') --dir_len; /* "out/" gives out/x.png */
     const char *dot = strrchr(base, '.');
-    int stem = dot && dot != base ? (int)(dot - base) : (int)name_len;
-    return snprintf(out, size, "%.*s/%.*s.%s", dir_len, dir, stem, base,
-                    mode == GS_MODE_SMOOTH ? "png" : "npy") < (int)size ? 0 : -1;
+    int stem = !writable && dot && dot != base ? (int)(dot - base) : (int)name_len;
+    const char *ext = writable ? "" : n->mode == GS_MODE_SMOOTH ? ".png" : ".npy";
+    int w = snprintf(out, size, "%.*s/%.*s%.*s%s", dir_len, n->dir, (int)sub_len, sub, stem, base, ext);
+    return w >= 0 && (size_t)w < size ? GS_BATCH_NAME_OK : GS_BATCH_NAME_UNFIT;
+}
+
+int gs_batch_output_path(const gs_batch_naming *n, const char *input, char *out, size_t size)
+{
+    const char *path = input;
+    size_t len = strlen(input);
+    char abs[PATH_MAX];
+    if (n->root) {
+        if (gs_path_absolute(n->cwd, input, abs, sizeof abs) != 0) return GS_BATCH_NAME_UNFIT;
+        size_t root_len = strlen(n->root);
+        if (root_len == 1) root_len = 0; /* "/": the separator after it is its own slash */
+        if (strncmp(abs, n->root, root_len) != 0 || abs[root_len] != '/' || abs[root_len + 1] == '\0')
+            return GS_BATCH_NAME_OUTSIDE; /* elsewhere, a sibling like root2/, or the root itself */
+        path = abs + root_len + 1;
+        len = strlen(path);
+    } else {
+        while (len > 1 && input[len - 1] == '/') --len; /* "a/b/" names b */
+    }
+    const char *name = path + len;
+    while (name > path && name[-1] != '/') --name;
+    return join_output(n, path, n->root ? (size_t)(name - path) : 0, name, (size_t)(path + len - name),
+                       out, size);
+}
+
+int gs_path_absolute(const char *cwd, const char *path, char *out, size_t size)
+{
+    size_t used = 0; /* out[0, used) holds "/a/b"; empty is the root */
+    const char *parts[2] = {path[0] == '/' ? "" : cwd, path};
+    for (int k = 0; k < 2; ++k) {
+        for (const char *p = parts[k]; *p;) {
+            while (*p == '/') ++p;
+            const char *end = p;
+            while (*end && *end != '/') ++end;
+            const size_t n = (size_t)(end - p);
+            if (n == 2 && p[0] == '.' && p[1] == '.') { /* up one; the root's parent is the root */
+                while (used > 0 && out[used - 1] != '/') --used;
+                if (used > 0) --used;
+            } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+                if (used + 1 + n >= size) return -1;
+                out[used++] = '/';
+                memcpy(out + used, p, n);
+                used += n;
+            }
+            p = end;
+        }
+    }
+    if (size < 2) return -1;
+    if (used == 0) out[used++] = '/';
+    out[used] = '\0';
+    return 0;
+}
+
+gs_status gs_make_dirs(const char *dir, char *err, size_t err_size)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) return GS_OK; /* the common case: one call */
+    char path[PATH_MAX];
+    const size_t len = strlen(dir);
+    if (len >= sizeof path) return gs_fail(err, err_size, GS_ERR_IO, "%s: directory name too long", dir);
+    memcpy(path, dir, len + 1);
+    for (size_t i = 1; i <= len; ++i) {
+        if ((path[i] != '/' && path[i] != '\0') || path[i - 1] == '/') continue;
+        const char keep = path[i];
+        path[i] = '\0';
+        if (mkdir(path, 0777) != 0) {
+            /* EEXIST: it was there, or another process made it just now. Any error is
+             * success when a directory stands there (mkdir may say EACCES or EROFS first). */
+            const int e = errno;
+            if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+                if (e == EEXIST || e == ENOTDIR)
+                    return gs_fail(err, err_size, GS_ERR_IO, "%s: exists and is not a directory", path);
+                return gs_fail(err, err_size, GS_ERR_IO, "%s: cannot create directory: %s", path,
+                               strerror(e));
+            }
+        }
+        path[i] = keep;
+    }
+    return GS_OK;
 }
 
 /* ---- the table of output names: which earlier input already has an input's output ---- */
@@ -105,8 +184,8 @@ static output_slot *find_slot(const batch *b, const char *out, char *scratch, si
         output_slot *s = &b->outputs[i];
         if (!s->position1) return s;
         if (s->hash == tag &&
-            gs_batch_output_path(req->out_dir, gs_input_list_at(req->inputs, s->position1 - 1),
-                                 req->work.mode, scratch, scratch_size) == 0 &&
+            gs_batch_output_path(&b->naming, gs_input_list_at(req->inputs, s->position1 - 1), scratch,
+                                 scratch_size) == GS_BATCH_NAME_OK &&
             strcmp(scratch, out) == 0)
             return s;
     }
@@ -124,9 +203,9 @@ static int plan_outputs(batch *b)
     b->output_mask = slots - 1;
     char out[PATH_MAX], scratch[PATH_MAX];
     for (uint32_t j = 0; j < req->inputs->count; ++j) {
-        if (gs_batch_output_path(req->out_dir, gs_input_list_at(req->inputs, j), req->work.mode, out,
-                                 sizeof out) != 0)
-            continue;
+        if (gs_batch_output_path(&b->naming, gs_input_list_at(req->inputs, j), out, sizeof out) !=
+            GS_BATCH_NAME_OK)
+            continue; /* fails when processed, with its reason */
         output_slot *s = find_slot(b, out, scratch, sizeof scratch);
         if (s->position1) continue; /* a later user: found again when it is processed */
         s->position1 = j + 1;
@@ -144,7 +223,11 @@ static gs_status process(batch *b, gs_instances *w, uint32_t j, gsmooth_file_out
     const char *in = o->input;
     if (strcmp(in, "-") == 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "-: standard input cannot be used in batch mode");
-    if (gs_batch_output_path(req->out_dir, in, req->work.mode, out, out_size) != 0)
+    const int named = gs_batch_output_path(&b->naming, in, out, out_size);
+    if (named == GS_BATCH_NAME_OUTSIDE)
+        return gs_fail(err, err_size, GS_ERR_USAGE, "%s: not inside %s, which output paths are relative to",
+                       in, req->relative_to);
+    if (named != GS_BATCH_NAME_OK)
         return gs_fail(err, err_size, GS_ERR_USAGE, "%s: no output name can be formed from it in %s",
                        in, req->out_dir);
     o->output = out;
@@ -167,6 +250,12 @@ static gs_status process(batch *b, gs_instances *w, uint32_t j, gsmooth_file_out
         r->skipped = 1;
         return GS_OK;
     }
+    /* The output's directory: the tree below out_dir grows as its inputs need it. */
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(out, '/') - out), out);
+    char why[GS_ERR_SIZE];
+    if (gs_make_dirs(parent, why, sizeof why) != GS_OK)
+        return gs_fail(err, err_size, GS_ERR_IO, "%s: %s", in, why);
     gs_job job = {req->work, b->encode, gs_instances_select, w, b->events->note, gs_instances_runners,
                   gs_instances_runner, b->events->note_user, NULL, NULL}; /* progress counts files */
     gs_phase_times t;
@@ -220,6 +309,23 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Nothing was tried: every input of the shard fails with this one cause. */
+static void fail_all(batch *b, const char *why)
+{
+    const gs_batch_request *req = b->req;
+    for (uint32_t k = 0; k < b->result.files; ++k) {
+        gsmooth_file_result r;
+        gs_file_result_of(NULL, NULL, &r);
+        gsmooth_file_outcome o = {.struct_size = sizeof o,
+                                  .input = gs_input_list_at(req->inputs, gs_shard_position(req->shard, k)),
+                                  .status = GSMOOTH_FILE_FAILED,
+                                  .error = why,
+                                  .result = &r};
+        if (b->events->finished) b->events->finished(b->events->user, &o);
+    }
+    b->result.failed = b->result.files;
+}
+
 void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
                   const gs_batch_events *events, gsmooth_batch_result *result)
 {
@@ -237,19 +343,17 @@ void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
     if (jobs > GSMOOTH_MAX_JOBS) jobs = GSMOOTH_MAX_JOBS;
     b.jobs = jobs;
     if (b.result.files == 0) goto cleanup;
-    if (plan_outputs(&b) != 0) {
-        /* Nothing was tried: every input of the shard fails with this one cause. */
-        for (uint32_t k = 0; k < b.result.files; ++k) {
-            gsmooth_file_result r;
-            gs_file_result_of(NULL, NULL, &r);
-            gsmooth_file_outcome o = {.struct_size = sizeof o,
-                                      .input = gs_input_list_at(request->inputs, gs_shard_position(request->shard, k)),
-                                      .status = GSMOOTH_FILE_FAILED,
-                                      .error = "out of memory for the batch's table of outputs",
-                                      .result = &r};
-            if (events->finished) events->finished(events->user, &o);
+    b.naming = (gs_batch_naming){request->out_dir, NULL, NULL, request->work.mode};
+    if (request->relative_to) {
+        if (!getcwd(b.cwd, sizeof b.cwd) || gs_path_absolute(b.cwd, request->relative_to, b.root,
+                                                             sizeof b.root) != 0) {
+            fail_all(&b, "the directory output paths are relative to cannot be made absolute");
+            goto cleanup;
         }
-        b.result.failed = b.result.files;
+        b.naming.root = b.root, b.naming.cwd = b.cwd;
+    }
+    if (plan_outputs(&b) != 0) {
+        fail_all(&b, "out of memory for the batch's table of outputs");
         goto cleanup;
     }
     /* Deflate threads per file, like the kernel's, unless the caller chose. */

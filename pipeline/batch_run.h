@@ -16,6 +16,8 @@ typedef struct gs_batch_request {
     const gs_input_list *inputs; /* the full list; the shard picks this task's part */
     gs_shard shard;              /* {0, 1}: all of it */
     const char *out_dir;         /* each result goes to out_dir/<name> */
+    const char *relative_to;     /* NULL: <name> is the input's basename; else its path
+                                    relative to this directory (gs_batch_output_path) */
     unsigned jobs;               /* files in flight; 0 = automatic */
     unsigned threads;            /* CPU threads per file; 0 = cores / jobs */
     int skip_existing;           /* an input whose output exists is skipped */
@@ -38,8 +40,33 @@ typedef struct gs_batch_events {
 void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsigned cores,
                    unsigned *jobs, unsigned *threads);
 
-/* The output path of `input` in `dir` for `mode` (batch naming); -1 if it does not fit. */
-int gs_batch_output_path(const char *dir, const char *input, gs_mode mode, char *out, size_t size);
+/* How a batch names its outputs: the same for the collision table and for each file. */
+typedef struct gs_batch_naming {
+    const char *dir;  /* the output directory */
+    const char *root; /* NULL: outputs by basename; else an absolute, lexically normal path
+                         (gs_path_absolute) that outputs keep their path below */
+    const char *cwd;  /* absolute: what relative inputs are taken against (with root) */
+    gs_mode mode;     /* smoothing keeps exactly written names; integrals are .npy */
+} gs_batch_naming;
+
+/* gs_batch_output_path's results. */
+#define GS_BATCH_NAME_OK 0
+#define GS_BATCH_NAME_UNFIT (-1)   /* no name can be formed, or it does not fit `size` */
+#define GS_BATCH_NAME_OUTSIDE (-2) /* the input does not lie below naming->root */
+
+/* The output path of `input` under `naming` into `out` (`size` bytes): a GS_BATCH_NAME_*. */
+int gs_batch_output_path(const gs_batch_naming *naming, const char *input, char *out, size_t size);
+
+/* `path` made absolute against `cwd` (itself absolute) with "." , ".." and repeated or
+ * trailing slashes resolved by the text alone (symlinks are not followed, as `realpath -s`):
+ * 0, or -1 when it does not fit `size`. */
+int gs_path_absolute(const char *cwd, const char *path, char *out, size_t size);
+
+/* Create `dir` and every missing directory above it, as `mkdir -p` does (mode 0777 less
+ * the umask). Safe when other processes create the same ones at once: a directory that
+ * appears meanwhile is success. GS_ERR_IO naming the component that is not a directory
+ * or could not be made. */
+gs_status gs_make_dirs(const char *dir, char *err, size_t err_size);
 
 /* Process this shard's inputs into request->out_dir. */
 void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,

@@ -781,8 +781,9 @@ START_TEST(batch_goes_on_past_failures)
         size_t na = read_file(out, a, sizeof a), nb = read_file(tmp("single.png"), b, sizeof b);
         ck_assert_msg(na > 0 && na == nb && memcmp(a, b, na) == 0, "%s differs from a single run", again[i]);
     }
-    RUN(&r, "-o", tmp("nowhere"), input("noise.png"));
-    ck_assert_int_eq(r.code, 1);
+    RUN(&r, "--quiet", "-o", tmp("nowhere"), input("noise.png")); /* made, as mkdir -p */
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    ck_assert(file_exists(tmp("nowhere/noise.png")));
     /* Two inputs with one output name: the second fails, the first's result stays. */
     mkdir(tmp("a"), 0755);
     mkdir(tmp("b"), 0755);
@@ -800,6 +801,189 @@ START_TEST(batch_goes_on_past_failures)
     char head[32];
     read_file(tmp("check.pgm"), head, sizeof head);
     ck_assert_msg(strncmp(head, "P5\n257 64\n", 10) == 0, "the first input's result was replaced");
+}
+END_TEST
+
+/* Copies golden input `name` to scratch path `rel`. */
+static void copy_input(const char *name, const char *rel)
+{
+    static char buf[1 << 18];
+    size_t n = read_file(input(name), buf, sizeof buf);
+    ck_assert_uint_gt(n, 0);
+    write_file(tmp(rel), buf, n);
+}
+
+/* The bytes of `a` and `b` are the same. */
+static void assert_same_file(const char *a, const char *b)
+{
+    static char x[1 << 18], y[1 << 18];
+    size_t nx = read_file(a, x, sizeof x), ny = read_file(b, y, sizeof y);
+    ck_assert_msg(nx > 0 && nx == ny && memcmp(x, y, nx) == 0, "%s differs from %s", a, b);
+}
+
+/* Two folders with the same names: --relative-to keeps them apart in a tree made under a
+ * missing -o DIR, each output the bytes of a one-file run; without it the second x.png
+ * fails; an input outside ROOT fails alone. */
+START_TEST(batch_into_a_tree)
+{
+    result r;
+    mkdir(tmp("in"), 0755), mkdir(tmp("in/a"), 0755), mkdir(tmp("in/b"), 0755);
+    mkdir(tmp("in/a/sub"), 0755);
+    copy_input("noise.png", "in/a/x.png");
+    copy_input("gradient.png", "in/b/x.png");
+    RUN(&r, "--quiet", input("photo.png"), tmp("in/a/sub/y.jpg"));
+    ck_assert_int_eq(r.code, 0);
+    char root[600];
+    snprintf(root, sizeof root, "%s/in/", scratch); /* a trailing slash changes nothing */
+    RUN(&r, "--quiet", "--relative-to", root, "-o", tmp("out/new"), tmp("in/a/x.png"), tmp("in/b/x.png"),
+        tmp("in/a/sub/y.jpg"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    char names[256];
+    listing(tmp("out/new"), names, sizeof names);
+    ck_assert_str_eq(names, "a b");
+    const char *ins[] = {"in/a/x.png", "in/b/x.png", "in/a/sub/y.jpg"};
+    const char *outs[] = {"out/new/a/x.png", "out/new/b/x.png", "out/new/a/sub/y.png"};
+    for (int i = 0; i < 3; ++i) {
+        RUN(&r, "--quiet", tmp(ins[i]), tmp("single.png"));
+        ck_assert_int_eq(r.code, 0);
+        assert_same_file(tmp(outs[i]), tmp("single.png"));
+    }
+    /* A relative ROOT and relative inputs, with "." and "..": the same tree. */
+    char cwd[600];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(scratch), 0);
+    RUN(&r, "--quiet", "--relative-to", "./in/b/..", "-o", "rel", "in/b/../a/x.png", "in/b/x.png");
+    ck_assert_int_eq(chdir(cwd), 0);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    assert_same_file(tmp("rel/a/x.png"), tmp("out/new/a/x.png"));
+    assert_same_file(tmp("rel/b/x.png"), tmp("out/new/b/x.png"));
+    /* Without it, outputs are named by basename: the first in the list wins. */
+    RUN(&r, "--quiet", "-o", tmp("flat"), tmp("in/a/x.png"), tmp("in/b/x.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "in/b/x.png: its output") && strstr(r.err, "is already the output of"),
+                  "%s", r.err);
+    assert_same_file(tmp("flat/x.png"), tmp("out/new/a/x.png"));
+    /* Outside ROOT, or beside it with a longer name: that file fails, the others are done. */
+    mkdir(tmp("in2"), 0755);
+    copy_input("noise.png", "in2/z.png");
+    snprintf(root, sizeof root, "%s/in", scratch);
+    RUN(&r, "--quiet", "--relative-to", root, "-o", tmp("out3"), tmp("in2/z.png"), tmp("in/a/x.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "in2/z.png: not inside") && strstr(r.err, "2 files, 1 done, 1 failed"), "%s",
+                  r.err);
+    ck_assert_int_eq(count_lines(r.err), 2); /* its line and the summary */
+    ck_assert(file_exists(tmp("out3/a/x.png")));
+    /* A directory the tree needs exists as a file: that input fails with one line. */
+    write_file(tmp("out3/b"), "file", 4);
+    RUN(&r, "--quiet", "--relative-to", root, "-o", tmp("out3"), tmp("in/b/x.png"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "out3/b: exists and is not a directory"), "%s", r.err);
+}
+END_TEST
+
+/* -o DIR: missing levels are made; a component that is a file refuses the whole batch in
+ * one line; --relative-to needs -o. */
+START_TEST(output_dir_creation)
+{
+    result r;
+    RUN(&r, "--quiet", "-o", tmp("p/q/r"), input("noise.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    ck_assert(file_exists(tmp("p/q/r/noise.png")));
+    write_file(tmp("plain"), "x", 1);
+    const char *dirs[] = {"plain/sub", "plain"};
+    for (int i = 0; i < 2; ++i) {
+        RUN(&r, "--quiet", "-o", tmp(dirs[i]), input("noise.png"));
+        ck_assert_int_eq(r.code, 1);
+        assert_one_line_error(&r, "plain: exists and is not a directory");
+    }
+    RUN(&r, "--relative-to", scratch, input("noise.png"), tmp("o.png"));
+    ck_assert_int_eq(r.code, 2);
+    assert_one_line_error(&r, "--relative-to needs -o DIR");
+    ck_assert(!file_exists(tmp("o.png")));
+}
+END_TEST
+
+/* Batch workers and Slurm tasks make the same directories at once: N processes started
+ * together into one new tree all succeed. */
+START_TEST(concurrent_tree_creation)
+{
+    enum { PROCS = 8, DIRS = 6 };
+    char rel[64], root[600], out[600];
+    const char *args[DIRS + 8];
+    int n = 0;
+    snprintf(root, sizeof root, "%s/in", scratch);
+    snprintf(out, sizeof out, "%s/out/deep/er", scratch);
+    args[n++] = gsmooth, args[n++] = "--quiet", args[n++] = "--jobs", args[n++] = "3";
+    args[n++] = "--relative-to", args[n++] = root, args[n++] = "-o", args[n++] = out;
+    mkdir(tmp("in"), 0755);
+    for (int d = 0; d < DIRS; ++d) {
+        snprintf(rel, sizeof rel, "in/d%d", d);
+        mkdir(tmp(rel), 0755);
+        snprintf(rel, sizeof rel, "in/d%d/n%d", d, d);
+        mkdir(tmp(rel), 0755);
+        snprintf(rel, sizeof rel, "in/d%d/n%d/x.png", d, d);
+        copy_input("one_pixel_tall.png", rel);
+        args[n++] = strdup(tmp(rel));
+    }
+    args[n] = NULL;
+    pid_t pids[PROCS];
+    for (int p = 0; p < PROCS; ++p) {
+        pids[p] = fork();
+        ck_assert_int_ge(pids[p], 0);
+        if (pids[p] == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, STDOUT_FILENO);
+            execv(gsmooth, (char *const *)args);
+            _exit(127);
+        }
+    }
+    int ok = 0;
+    for (int p = 0; p < PROCS; ++p) {
+        int st;
+        ck_assert_int_eq(waitpid(pids[p], &st, 0), pids[p]);
+        ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    ck_assert_int_eq(ok, PROCS);
+    for (int d = 0; d < DIRS; ++d) {
+        snprintf(rel, sizeof rel, "out/deep/er/d%d/n%d/x.png", d, d);
+        ck_assert_msg(file_exists(tmp(rel)), "%s missing", rel);
+        free((void *)args[8 + d]);
+    }
+}
+END_TEST
+
+/* Formats gsmooth does not read are named by their signature: one line, exit 1, no output. */
+START_TEST(unread_formats_named)
+{
+    static const struct {
+        const char *file, *bytes, *name;
+        size_t len;
+    } cases[] = {
+        {"x.webp", "RIFF\x24\x00\x00\x00WEBPVP8 \x18\x00\x00\x00", "WebP", 20},
+        {"x.avif", "\x00\x00\x00\x1c" "ftypavif\x00\x00\x00\x00", "AVIF", 16},
+        {"x.heic", "\x00\x00\x00\x18" "ftypheic\x00\x00\x00\x00", "HEIC", 16},
+        {"x.jp2", "\x00\x00\x00\x0cjP  \r\n\x87\n\x00\x00", "JPEG 2000", 14},
+        {"x.j2k", "\xff\x4f\xff\x51\x00\x2f\x00\x00\x00\x00\x00\x00", "JPEG 2000", 12},
+        {"x.jxl", "\xff\x0a\xfa\x7f\x01\x90\x08\x06\x01\x00\x48\x00", "JPEG XL", 12},
+        {"y.jxl", "\x00\x00\x00\x0cJXL \r\n\x87\n\x00\x00", "JPEG XL", 14},
+    };
+    result r;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        write_file(tmp(cases[i].file), cases[i].bytes, cases[i].len);
+        char want[128];
+        snprintf(want, sizeof want, "%s: %s is not a format gsmooth reads (convert it to PNG first)",
+                 cases[i].file, cases[i].name);
+        RUN(&r, tmp(cases[i].file), tmp("out.png"));
+        ck_assert_msg(r.code == 1, "%s: exit %d", cases[i].file, r.code);
+        assert_one_line_error(&r, want);
+        ck_assert(!file_exists(tmp("out.png")));
+    }
+    RUN(&r, "--quiet", "-o", tmp("o"), tmp("x.webp"));
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "WebP is not a format gsmooth reads"), "%s", r.err);
+    char names[64];
+    listing(tmp("o"), names, sizeof names);
+    ck_assert_str_eq(names, "");
 }
 END_TEST
 
@@ -1006,6 +1190,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, special_output_paths);
     tcase_add_test(tc, batch_progress_off_a_terminal);
     tcase_add_test(tc, single_file_rows_progress);
+    tcase_add_test(tc, batch_into_a_tree);
+    tcase_add_test(tc, output_dir_creation);
+    tcase_add_test(tc, concurrent_tree_creation);
+    tcase_add_test(tc, unread_formats_named);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -163,20 +163,69 @@ START_TEST(shards_split_exactly_once)
 }
 END_TEST
 
+/* The output path of `input` under `dir` (and `root`, with the working directory /w). */
+static int output_name(const char *dir, const char *root, const char *input, gs_mode mode, char *out,
+                       size_t size)
+{
+    gs_batch_naming n = {dir, root, "/w", mode};
+    return gs_batch_output_path(&n, input, out, size);
+}
+
 START_TEST(batch_output_names)
 {
     char out[256];
-    ck_assert_int_eq(gs_batch_output_path("o", "a/b/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_int_eq(output_name("o", NULL, "a/b/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
     ck_assert_str_eq(out, "o/x.png");
-    ck_assert_int_eq(gs_batch_output_path("o", "x.jpg", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_int_eq(output_name("o", NULL, "x.jpg", GS_MODE_SMOOTH, out, sizeof out), 0);
     ck_assert_str_eq(out, "o/x.png");
-    ck_assert_int_eq(gs_batch_output_path("o", "d/x.tif", GS_MODE_INTEGRAL_ROWS, out, sizeof out), 0);
+    ck_assert_int_eq(output_name("o", NULL, "d/x.tif", GS_MODE_INTEGRAL_ROWS, out, sizeof out), 0);
     ck_assert_str_eq(out, "o/x.npy");
-    ck_assert_int_eq(gs_batch_output_path("o", "d/y.pgm/", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_int_eq(output_name("o", NULL, "d/y.pgm/", GS_MODE_SMOOTH, out, sizeof out), 0);
     ck_assert_str_eq(out, "o/y.pgm");
-    ck_assert_int_eq(gs_batch_output_path("o", "", GS_MODE_SMOOTH, out, sizeof out), -1);
-    ck_assert_int_eq(gs_batch_output_path("o", "/", GS_MODE_SMOOTH, out, sizeof out), -1);
-    ck_assert_int_eq(gs_batch_output_path("a-long-directory", "x.png", GS_MODE_SMOOTH, out, 8), -1);
+    ck_assert_int_eq(output_name("o", NULL, "", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_UNFIT);
+    ck_assert_int_eq(output_name("o", NULL, "/", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_UNFIT);
+    ck_assert_int_eq(output_name("a-long-directory", NULL, "x.png", GS_MODE_SMOOTH, out, 8),
+                     GS_BATCH_NAME_UNFIT);
+}
+END_TEST
+
+/* Paths made absolute by their text: ".", "..", repeated and trailing slashes. */
+START_TEST(lexical_absolute_paths)
+{
+    static const struct {
+        const char *path, *want;
+    } cases[] = {{"a/b", "/w/a/b"},     {"./a//b/", "/w/a/b"}, {"../a", "/a"},  {"/x/../../y", "/y"},
+                 {".", "/w"},           {"..", "/"},           {"/", "/"},      {"a/./b/../c", "/w/a/c"},
+                 {"/r/..x/.y", "/r/..x/.y"}};
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        ck_assert_int_eq(gs_path_absolute("/w", cases[i].path, out, sizeof out), 0);
+        ck_assert_str_eq(out, cases[i].want);
+    }
+    ck_assert_int_eq(gs_path_absolute("/w", "abcdefgh", out, 8), -1);
+}
+END_TEST
+
+/* With a root, outputs keep their path below it; inputs outside it, its siblings with a
+ * longer name and the root itself have no output. */
+START_TEST(batch_output_names_relative)
+{
+    char out[256];
+    ck_assert_int_eq(output_name("o", "/w", "a/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_str_eq(out, "o/a/x.png");
+    ck_assert_int_eq(output_name("o/", "/w/a", "/w/a/sub/y.jpg", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_str_eq(out, "o/sub/y.png");
+    ck_assert_int_eq(output_name("o", "/w/a", "../w/a/./z.tif", GS_MODE_INTEGRAL_2D, out, sizeof out), 0);
+    ck_assert_str_eq(out, "o/z.npy");
+    ck_assert_int_eq(output_name("o", "/", "b/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_str_eq(out, "o/w/b/x.png");
+    ck_assert_int_eq(output_name("o", "/w/a", "/w/ab/x.png", GS_MODE_SMOOTH, out, sizeof out),
+                     GS_BATCH_NAME_OUTSIDE);
+    ck_assert_int_eq(output_name("o", "/w/a", "x.png", GS_MODE_SMOOTH, out, sizeof out),
+                     GS_BATCH_NAME_OUTSIDE);
+    ck_assert_int_eq(output_name("o", "/w/a", "a/", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_OUTSIDE);
+    ck_assert_int_eq(output_name("o", "/w/a", "a/../../w/a/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
+    ck_assert_str_eq(out, "o/x.png");
 }
 END_TEST
 
@@ -226,6 +275,8 @@ int main(void)
     tcase_add_test(tc, shard_parse);
     tcase_add_test(tc, shards_split_exactly_once);
     tcase_add_test(tc, batch_output_names);
+    tcase_add_test(tc, lexical_absolute_paths);
+    tcase_add_test(tc, batch_output_names_relative);
     tcase_add_test(tc, json_strings);
     tcase_add_test(tc, usable_cpus_follow_the_affinity_mask);
     suite_add_tcase(s, tc);

@@ -307,6 +307,11 @@ typedef struct gsmooth_batch_options {
     void (*progress)(void *user, unsigned done, unsigned total, uint64_t bytes_done,
                      double elapsed_s, double eta_s);
     void *user;                  /* passed to finished and progress */
+    const char *relative_to;     /* since 0.3; NULL: each output is named by its input's
+                                    basename. Else a directory (taken against the working
+                                    directory, "." and ".." resolved by the text, symlinks
+                                    not followed): each output keeps its input's path
+                                    relative to it, below out_dir; an input outside it fails */
 } gsmooth_batch_options;
 
 /* Fill `o` with the defaults: the file defaults, automatic jobs, the whole list. */
@@ -320,8 +325,10 @@ typedef struct gsmooth_batch_result {
 } gsmooth_batch_result;
 
 /* Process this shard of `inputs` into o->out_dir on a pool of workers, going on past a
- * failed file (reported through `finished`). Two inputs whose outputs would share a name
- * are found over the whole list: the later one fails. Returns GSMOOTH_OK when every file
+ * failed file (reported through `finished`). out_dir and the directories below it that
+ * the outputs need are created as `mkdir -p` would (several processes may create the same
+ * ones at once). Two inputs whose outputs would share a name are found over the whole
+ * list: the later one fails. Returns GSMOOTH_OK when every file
  * was done or skipped, GSMOOTH_ERR_IO when one failed (err: how many), or an error before
  * any file was tried (a bad shard, out_dir not a directory). `result` may be NULL. */
 GSMOOTH_API gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *o,

@@ -279,10 +279,10 @@ START_TEST(batch_in_shards)
     bo.shard_index = 2, bo.shard_count = 2;
     ck_assert_int_eq(gsmooth_batch(ctx, &bo, in, &r, err, sizeof err), GSMOOTH_ERR_USAGE);
     bo.shard_index = 0, bo.shard_count = 1;
-    snprintf(path, sizeof path, "%s/no-such-dir", scratch);
+    snprintf(path, sizeof path, "%s/list.txt/sub", scratch); /* list.txt is a file */
     bo.out_dir = path;
     ck_assert_int_eq(gsmooth_batch(ctx, &bo, in, &r, err, sizeof err), GSMOOTH_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(err, "output directory does not exist"));
+    ck_assert_ptr_nonnull(strstr(err, "list.txt: exists and is not a directory"));
     ck_assert_uint_eq(r.files, 0);
     gsmooth_inputs_destroy(in);
     gsmooth_context_destroy(ctx);
@@ -422,6 +422,65 @@ START_TEST(compression_per_call)
     ck_assert_int_eq(gsmooth_file(ctx, &fo, in, out, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "compression"));
     ck_assert_ptr_null(strstr(err, "--"));
+    gsmooth_context_destroy(ctx);
+}
+END_TEST
+
+/* relative_to: outputs keep their path below it, directories made as needed; an input
+ * outside it fails alone; a caller of 0.3's first layout (no relative_to) names by basename. */
+START_TEST(batch_relative_to)
+{
+    gsmooth_context *ctx = cpu_context();
+    char err[GSMOOTH_ERR_SIZE], path[4096], root[4096], out_dir[4096];
+    snprintf(root, sizeof root, "%s/tree", scratch);
+    snprintf(out_dir, sizeof out_dir, "%s/made/here", scratch);
+    const char *rel[] = {"a/x.png", "b/x.png", "a/sub/y.png"};
+    gsmooth_inputs *in = gsmooth_inputs_create();
+    static char png[1 << 18];
+    snprintf(path, sizeof path, "%s/inputs/noise.png", golden);
+    FILE *f = fopen(path, "rb");
+    size_t n = fread(png, 1, sizeof png, f);
+    fclose(f);
+    const char *dirs[] = {"", "/a", "/b", "/a/sub"};
+    for (int i = 0; i < 4; ++i) {
+        snprintf(path, sizeof path, "%s%s", root, dirs[i]);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+    }
+    for (int i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", root, rel[i]);
+        f = fopen(path, "wb");
+        ck_assert_uint_eq(fwrite(png, 1, n, f), n);
+        fclose(f);
+        ck_assert_int_eq(gsmooth_inputs_add(in, path, err, sizeof err), GSMOOTH_OK);
+    }
+    snprintf(path, sizeof path, "%s/inputs/noise.png", golden); /* outside the root */
+    ck_assert_int_eq(gsmooth_inputs_add(in, path, err, sizeof err), GSMOOTH_OK);
+    tally t;
+    memset(&t, 0, sizeof t);
+    gsmooth_batch_options bo;
+    gsmooth_batch_options_init(&bo);
+    ck_assert_ptr_null(bo.relative_to);
+    bo.out_dir = out_dir, bo.relative_to = root, bo.finished = count_outcome, bo.user = &t;
+    gsmooth_batch_result r = {.struct_size = sizeof r};
+    ck_assert_int_eq(gsmooth_batch(ctx, &bo, in, &r, err, sizeof err), GSMOOTH_ERR_IO);
+    ck_assert_uint_eq(t.ok, 3);
+    ck_assert_uint_eq(t.failed, 1);
+    ck_assert_msg(strstr(t.last_error, "noise.png: not inside") != NULL, "%s", t.last_error);
+    struct stat sb;
+    for (int i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/%s", out_dir, rel[i]);
+        ck_assert_msg(stat(path, &sb) == 0, "%s missing", path);
+    }
+    /* A struct_size that ends before relative_to: the field is not read. */
+    gsmooth_inputs_destroy(in);
+    in = gsmooth_inputs_create();
+    snprintf(path, sizeof path, "%s/%s", root, rel[2]);
+    ck_assert_int_eq(gsmooth_inputs_add(in, path, err, sizeof err), GSMOOTH_OK);
+    bo.struct_size = offsetof(gsmooth_batch_options, relative_to);
+    ck_assert_msg(gsmooth_batch(ctx, &bo, in, &r, err, sizeof err) == GSMOOTH_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/y.png", out_dir);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    gsmooth_inputs_destroy(in);
     gsmooth_context_destroy(ctx);
 }
 END_TEST
@@ -719,6 +778,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, integral_2d_golden);
     tcase_add_test(tc, file_to_file_golden);
     tcase_add_test(tc, batch_in_shards);
+    tcase_add_test(tc, batch_relative_to);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, backends_listed);
     tcase_add_test(tc, compression_per_call);
