@@ -163,7 +163,7 @@ void gs_options_print_help(FILE *to)
         "                         line every S seconds (default %g)\n"
         "\n"
         "Reads PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': standard input);\n"
-        "colour becomes gray (BT.601). Writes by extension: .png .pgm .tif .bmp .tga .jpg,\n"
+        "colour becomes gray (BT.601). Writes by extension .png .pgm .tif .bmp .tga .jpg,\n"
         "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
         "Exit 0: done, 1: failed at run time, 2: usage error. More: man gsmooth.\n",
         GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_PROGRESS_SECONDS);
