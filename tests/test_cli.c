@@ -909,7 +909,7 @@ START_TEST(concurrent_tree_creation)
 {
     enum { PROCS = 8, DIRS = 6 };
     char rel[64], root[600], out[600];
-    const char *args[DIRS + 8];
+    const char *args[DIRS + 9]; /* 8 fixed words, the inputs, the NULL */
     int n = 0;
     snprintf(root, sizeof root, "%s/in", scratch);
     snprintf(out, sizeof out, "%s/out/deep/er", scratch);
