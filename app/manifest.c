@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,18 @@ gsmooth_status gs_manifest_open(gs_manifest *m, const char *path, char *err, siz
         m->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
         m->path = "standard output";
     } else {
+        /* Its directory is made as -o DIR's is: many array tasks name manifests/m-$ID. */
+        const char *slash = strrchr(path, '/');
+        if (slash && slash != path) {
+            char dir[PATH_MAX];
+            if ((size_t)(slash - path) >= sizeof dir)
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: manifest name too long", path);
+            memcpy(dir, path, (size_t)(slash - path));
+            dir[slash - path] = '\0';
+            char why[GSMOOTH_ERR_SIZE];
+            if (gsmooth_make_directories(dir, why, sizeof why) != GSMOOTH_OK)
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_IO, "%s: cannot open the manifest: %s", path, why);
+        }
         m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     }
     if (m->fd < 0)

@@ -12,7 +12,7 @@ typedef struct gs_manifest {
     int failed;       /* a write failed: nothing more is appended */
 } gs_manifest;
 
-/* Open (create, or append to) `path`. */
+/* Open (create, or append to) `path`, making its directory as `mkdir -p` would. */
 gsmooth_status gs_manifest_open(gs_manifest *m, const char *path, char *err, size_t err_size);
 
 /* Append the record of one outcome: {"input", "output", "status", "error", "width",

@@ -103,3 +103,9 @@ gsmooth_status gsmooth_batch(gsmooth_context *ctx, const gsmooth_batch_options *
                        full.files == 1 ? "" : "s");
     return GSMOOTH_OK;
 }
+
+gsmooth_status gsmooth_make_directories(const char *dir, char *err, size_t err_size)
+{
+    if (!dir || !*dir) return gs_fail(err, err_size, GS_ERR_USAGE, "no directory name");
+    return gs_make_dirs(dir, err, err_size);
+}

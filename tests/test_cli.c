@@ -900,6 +900,17 @@ START_TEST(output_dir_creation)
     ck_assert_int_eq(r.code, 2);
     assert_one_line_error(&r, "--relative-to needs -o DIR");
     ck_assert(!file_exists(tmp("o.png")));
+    /* --manifest's directory is made too (array tasks write manifests/m-$ID); a component
+     * that is a file fails in one line before any input is read. */
+    RUN(&r, "--quiet", "-o", tmp("mo"), "--manifest", tmp("logs/m/m-0.jsonl"), input("noise.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    char line[4096];
+    ck_assert_uint_gt(read_file(tmp("logs/m/m-0.jsonl"), line, sizeof line), 0);
+    ck_assert_msg(strstr(line, "\"status\":\"ok\""), "%s", line);
+    RUN(&r, "--quiet", "-o", tmp("mo2"), "--manifest", tmp("plain/m.jsonl"), input("noise.png"));
+    ck_assert_int_eq(r.code, 1);
+    assert_one_line_error(&r, "plain: exists and is not a directory");
+    ck_assert(!file_exists(tmp("mo2/noise.png")));
 }
 END_TEST
 

@@ -259,6 +259,13 @@ GSMOOTH_API void gsmooth_remove_temporaries_on_signals(void);
 
 /* ---- many files: the command line's batch (-o DIR) ---- */
 
+/* Since 0.3: create `dir` and every missing directory above it, as `mkdir -p` does (mode
+ * 0777 less the umask), safely when other processes create the same ones at once (a
+ * directory that appears meanwhile is success). GSMOOTH_ERR_IO naming the component that
+ * is not a directory or could not be made. */
+GSMOOTH_API gsmooth_status gsmooth_make_directories(const char *dir, char *err, size_t err_size);
+
+
 /* A list of input paths, kept compactly (about 8 bytes a path beyond its text: a million
  * paths are fine). */
 typedef struct gsmooth_inputs gsmooth_inputs; /* opaque */
