@@ -239,7 +239,7 @@ fi
 cat >"$w/task.sh" <<EOF
 #!/bin/bash
 echo "\$SLURM_ARRAY_TASK_COUNT" >"$w/man/count-\$SLURM_ARRAY_TASK_ID"
-"$gs" --quiet -o "$w/out" --shard "\$SLURM_ARRAY_TASK_ID/\$SLURM_ARRAY_TASK_COUNT" \\
+"$gs" --quiet --progress=0.05 -o "$w/out" --shard "\$SLURM_ARRAY_TASK_ID/\$SLURM_ARRAY_TASK_COUNT" \\
     --files-from "$w/list.txt" --manifest "$w/man/m-\$SLURM_ARRAY_TASK_ID.jsonl"
 rc=\$?
 echo \$rc >"$w/man/rc-\$SLURM_ARRAY_TASK_ID"
@@ -265,7 +265,7 @@ scontrol -o show job "$job_id" 2>/dev/null | sed -n 's/.*ArrayTaskId=\([0-9]*\) 
 for i in 0 1 2 3; do [ -s "$w/log/task-${job_id}_$i.out" ] && sed "s/^/  task $i: /" "$w/log/task-${job_id}_$i.out"; done
 
 cat >"$w/check_array.py" <<'EOF'
-import filecmp, json, os, sys
+import filecmp, json, os, re, sys
 w = sys.argv[1]
 meta = json.load(open(os.path.join(w, "meta.json")))
 inputs, info = meta["inputs"], meta["info"]
@@ -352,6 +352,19 @@ for t in range(N):
     cnt_path = os.path.join(w, "man", "count-%d" % t)
     cnt = open(cnt_path).read().strip() if os.path.exists(cnt_path) else "missing"
     check(cnt == str(N), "task %d: SLURM_ARRAY_TASK_COUNT=%s" % (t, cnt))
+# The task logs (Slurm's -o files, no terminal): --progress's plain lines despite --quiet,
+# the last one counting every file of the task's share.
+job_id = sys.argv[2]
+for t in range(N):
+    log_path = os.path.join(w, "log", "task-%s_%d.out" % (job_id, t))
+    log = open(log_path).read() if os.path.exists(log_path) else ""
+    lines = re.findall(r"^gsmooth: progress: (\d+)/(\d+) files, (\d+) failed, ", log, re.M)
+    share = len(inputs[t::N])
+    fail_share = len([p for p in inputs[t::N] if info[p] is None])
+    last = tuple(map(int, lines[-1])) if lines else None
+    check(last == (share, share, fail_share),
+          "task %d log: progress lines, the last %s (want %d/%d files, %d failed)" % (
+              t, last, share, share, fail_share))
 slurm = {}
 for ln in open(os.path.join(w, "man", "slurm-exit")):
     tid, state, code = ln.split()
@@ -364,7 +377,7 @@ else:
     print("note: scontrol show job gave no task records; exit codes checked from the tasks' own files")
 sys.exit(1 if fails else 0)
 EOF
-"$py" "$w/check_array.py" "$w" || failures=$((failures + 1))
+"$py" "$w/check_array.py" "$w" "$job_id" || failures=$((failures + 1))
 
 # ---------------------------------------------------------------- preemption: SIGKILL, then --skip-existing
 NB=30
