@@ -89,12 +89,29 @@ def backends():
     return out
 
 
+def _whole_number(name, value, low, high):
+    """`value` as an int from `low` to `high`; bool, float and the like are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} takes a whole number from {low} to {high}, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} takes a whole number from {low} to {high}, not {value}")
+    return int(value)
+
+
 def _check_iters(iters):
-    if isinstance(iters, bool) or not isinstance(iters, numbers.Integral):
-        raise TypeError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {type(iters).__name__}")
-    if not 0 <= iters <= _n.MAX_ITERS:
-        raise ValueError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {iters}")
-    return int(iters)
+    return _whole_number("iters", iters, 0, _n.MAX_ITERS)
+
+
+def _axes(axis):
+    if axis not in _AXES:
+        raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
+    return _AXES[axis]
+
+
+def _mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
+    return _MODES[mode]
 
 
 def _check_shape(shape, ndim):
@@ -308,9 +325,7 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
     Gaussian of that sigma (docs/sigma.md). A CUDA tensor (torch, cupy) runs on its own
     device and comes back as one of its kind."""
     iters = _passes(iters, sigma)
-    if axis not in _AXES:
-        raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
-    axes = _AXES[axis]
+    axes = _axes(axis)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: bits, backend)
 
@@ -318,9 +333,7 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
 def integral(a, mode="rows", backend="auto"):
     """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
     (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32."""
-    if mode not in _MODES:
-        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
-    m = _MODES[mode]
+    m = _mode(mode)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend)
 
@@ -357,19 +370,27 @@ def _progress_callback(progress, raised):
     return _n.PROGRESS_FN(call)
 
 
-def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, sigma=None):
+def _integral_kind(mode):
+    return _n.WORK_INTEGRAL_ROWS if _mode(mode) == _n.INTEGRAL_ROWS else _n.WORK_INTEGRAL_2D
+
+
+def _file_options(kind, iters, axis, depth, compression, sigma):
+    """What a file call computes and how it writes it; iters, axis and depth apply to smoothing."""
     opts = _n.FileOptions()
     _n.lib.gsmooth_file_options_init(ctypes.byref(opts))
     opts.kind = kind
     if kind == _n.WORK_SMOOTH:
         opts.iters = _passes(iters, sigma)
-        if axis not in _AXES:
-            raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
-        opts.axes = _AXES[axis]
+        opts.axes = _axes(axis)
         if depth not in (None, 8, 16):
             raise ValueError(f"depth takes None (the input's), 8 or 16, not {depth!r}")
         opts.depth = depth or 0
     opts.compression = _compression_level(compression)
+    return opts
+
+
+def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, sigma=None):
+    opts = _file_options(kind, iters, axis, depth, compression, sigma)
     raised = []
     if progress is not None:
         opts.progress = _progress_callback(progress, raised)  # opts keeps it alive for the call
@@ -381,6 +402,11 @@ def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, si
         _raise(rc, err)
     if raised:
         raise raised[0]
+    return _file_facts(result)
+
+
+def _file_facts(result):
+    """What a gsmooth_file_result says of the input: width, height, bits, the backend."""
     return {"width": result.width, "height": result.height, "bits": result.bits,
             "backend": result.backend.decode() if result.backend else None}
 
@@ -404,7 +430,4 @@ def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, ba
 def integral_file(src, dst, mode="rows", compression=None, backend="auto", progress=None):
     """Integral image of the image file `src` into `dst` (.npy, or .tif), as integral() gives
     it; `compression` applies to a TIFF output; `progress` as for smooth_file()."""
-    if mode not in _MODES:
-        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
-    kind = _n.WORK_INTEGRAL_ROWS if mode == "rows" else _n.WORK_INTEGRAL_2D
-    return _file(kind, src, dst, 0, "x", None, compression, backend, progress)
+    return _file(_integral_kind(mode), src, dst, 0, "x", None, compression, backend, progress)
