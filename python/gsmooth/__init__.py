@@ -543,9 +543,12 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
         except BaseException as e:  # nothing may unwind into C
             raised.append(e)
 
-    bo.finished = _n.FINISHED_FN(on_finished)  # bo keeps the callbacks alive for the call
-    if progress is not None:
-        bo.progress = _progress_callback(progress, raised, _n.BATCH_PROGRESS_FN, "done, total")
+    # Named here so that they live until the call returns: the library calls them until then.
+    # A function type called with nothing is NULL: no progress calls.
+    finished_fn = _n.FINISHED_FN(on_finished)
+    progress_fn = _n.BATCH_PROGRESS_FN() if progress is None else \
+        _progress_callback(progress, raised, _n.BATCH_PROGRESS_FN, "done, total")
+    bo.finished, bo.progress = finished_fn, progress_fn
     paths = _n.lib.gsmooth_inputs_create()
     if not paths:
         raise MemoryError("out of memory for the list of inputs")
