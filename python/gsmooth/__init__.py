@@ -1,17 +1,20 @@
 """gsmooth: exact 3-point row smoothing and integral images of 2-D uint8/uint16 arrays (numpy, or CUDA tensors through DLPack, answered on their own device), on libgsmooth."""
 import atexit
 import ctypes
+import dataclasses
 import numbers
 import os
 import sys
 import threading
+import typing
 
 import numpy as np
 
 from . import _dlpack
 from . import _native as _n
 
-__all__ = ["smooth", "integral", "smooth_file", "integral_file", "backends", "__version__"]
+__all__ = ["smooth", "integral", "smooth_file", "integral_file", "batch", "Outcome", "backends",
+           "__version__"]
 __version__ = _n.lib.gsmooth_version().decode()
 
 _AXES = {"x": _n.AXIS_X, "y": _n.AXIS_Y, "xy": _n.AXIS_X | _n.AXIS_Y}
@@ -89,12 +92,29 @@ def backends():
     return out
 
 
+def _whole_number(name, value, low, high):
+    """`value` as an int from `low` to `high`; bool, float and the like are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} takes a whole number from {low} to {high}, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} takes a whole number from {low} to {high}, not {value}")
+    return int(value)
+
+
 def _check_iters(iters):
-    if isinstance(iters, bool) or not isinstance(iters, numbers.Integral):
-        raise TypeError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {type(iters).__name__}")
-    if not 0 <= iters <= _n.MAX_ITERS:
-        raise ValueError(f"iters takes a whole number from 0 to {_n.MAX_ITERS}, not {iters}")
-    return int(iters)
+    return _whole_number("iters", iters, 0, _n.MAX_ITERS)
+
+
+def _axes(axis):
+    if axis not in _AXES:
+        raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
+    return _AXES[axis]
+
+
+def _mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
+    return _MODES[mode]
 
 
 def _check_shape(shape, ndim):
@@ -308,9 +328,7 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
     Gaussian of that sigma (docs/sigma.md). A CUDA tensor (torch, cupy) runs on its own
     device and comes back as one of its kind."""
     iters = _passes(iters, sigma)
-    if axis not in _AXES:
-        raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
-    axes = _AXES[axis]
+    axes = _axes(axis)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: bits, backend)
 
@@ -318,9 +336,7 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
 def integral(a, mode="rows", backend="auto"):
     """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
     (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32."""
-    if mode not in _MODES:
-        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
-    m = _MODES[mode]
+    m = _mode(mode)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
                 a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend)
 
@@ -340,36 +356,44 @@ def _compression_level(compression):
     return level.value
 
 
-def _progress_callback(progress, raised):
-    """`progress` as the library's callback; the first exception it raises goes into `raised`
-    (an exception must not unwind through C) and later calls are skipped."""
+def _progress_callback(progress, raised, c_type=_n.PROGRESS_FN, counts="rows_done, rows_total"):
+    """`progress` as the library's callback of `c_type`, whose arguments after `user` begin
+    with the two `counts`; the first exception it raises goes into `raised` (an exception
+    must not unwind through C) and later calls are skipped."""
     if not callable(progress):
-        raise TypeError(f"progress takes a callable(rows_done, rows_total) or None, not "
-                        f"{type(progress).__name__}")
+        raise TypeError(f"progress takes a callable({counts}) or None, not {type(progress).__name__}")
 
-    def call(user, rows_done, rows_total, elapsed_s):
+    def call(user, done, total, *rest):
         if raised:
             return
         try:
-            progress(rows_done, rows_total)
+            progress(done, total)
         except BaseException as e:  # KeyboardInterrupt too: nothing may unwind into C
             raised.append(e)
-    return _n.PROGRESS_FN(call)
+    return c_type(call)
 
 
-def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, sigma=None):
+def _integral_kind(mode):
+    return _n.WORK_INTEGRAL_ROWS if _mode(mode) == _n.INTEGRAL_ROWS else _n.WORK_INTEGRAL_2D
+
+
+def _file_options(kind, iters, axis, depth, compression, sigma):
+    """What a file call computes and how it writes it; iters, axis and depth apply to smoothing."""
     opts = _n.FileOptions()
     _n.lib.gsmooth_file_options_init(ctypes.byref(opts))
     opts.kind = kind
     if kind == _n.WORK_SMOOTH:
         opts.iters = _passes(iters, sigma)
-        if axis not in _AXES:
-            raise ValueError(f"axis takes 'x', 'y' or 'xy', not {axis!r}")
-        opts.axes = _AXES[axis]
+        opts.axes = _axes(axis)
         if depth not in (None, 8, 16):
             raise ValueError(f"depth takes None (the input's), 8 or 16, not {depth!r}")
         opts.depth = depth or 0
     opts.compression = _compression_level(compression)
+    return opts
+
+
+def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, sigma=None):
+    opts = _file_options(kind, iters, axis, depth, compression, sigma)
     raised = []
     if progress is not None:
         opts.progress = _progress_callback(progress, raised)  # opts keeps it alive for the call
@@ -381,6 +405,11 @@ def _file(kind, src, dst, iters, axis, depth, compression, backend, progress, si
         _raise(rc, err)
     if raised:
         raise raised[0]
+    return _file_facts(result)
+
+
+def _file_facts(result):
+    """What a gsmooth_file_result says of the input: width, height, bits, the backend."""
     return {"width": result.width, "height": result.height, "bits": result.bits,
             "backend": result.backend.decode() if result.backend else None}
 
@@ -404,7 +433,150 @@ def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, ba
 def integral_file(src, dst, mode="rows", compression=None, backend="auto", progress=None):
     """Integral image of the image file `src` into `dst` (.npy, or .tif), as integral() gives
     it; `compression` applies to a TIFF output; `progress` as for smooth_file()."""
-    if mode not in _MODES:
-        raise ValueError(f"mode takes 'rows' or '2d', not {mode!r}")
-    kind = _n.WORK_INTEGRAL_ROWS if mode == "rows" else _n.WORK_INTEGRAL_2D
-    return _file(kind, src, dst, 0, "x", None, compression, backend, progress)
+    return _file(_integral_kind(mode), src, dst, 0, "x", None, compression, backend, progress)
+
+
+# ---- many files into a directory, as the command's -o DIR does it ----
+
+_STATUSES = {_n.FILE_OK: "ok", _n.FILE_FAILED: "failed", _n.FILE_SKIPPED: "skipped"}
+_UINT32_MAX = 0xFFFFFFFF
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What batch() made of one input. `input`: the item as given; `output`: the path it is
+    written to (or would have been), None when no name could be formed; `status`: 'ok',
+    'failed' or 'skipped'; `error`: a failure's one-line cause, else None; `width`, `height`,
+    `bits`: the input's (0 where it was not read that far); `backend`: the one that ran, or
+    None; `ms`: wall time spent on it."""
+    input: typing.Any
+    output: typing.Optional[str]
+    status: str
+    error: typing.Optional[str]
+    width: int
+    height: int
+    bits: int
+    backend: typing.Optional[str]
+    ms: float
+
+
+def _input_paths(inputs):
+    """`inputs` as a list of the caller's items and a list of their bytes. A NUL byte is
+    refused here: the library takes C strings, which would end at it."""
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        raise TypeError("inputs takes an iterable of paths, not one path")
+    given = list(inputs)
+    encoded = [os.fsencode(p) for p in given]
+    for i, b in enumerate(encoded):
+        if b"\0" in b:
+            raise ValueError(f"inputs[{i}]: embedded null byte")
+    return given, encoded
+
+
+def _shard(shard):
+    """(index, count) as two numbers the library takes; it checks that index < count."""
+    if shard is None:
+        return 0, 1
+    if not isinstance(shard, tuple) or len(shard) != 2:
+        raise TypeError(f"shard takes None or a pair (index, count), not {shard!r}")
+    return (_whole_number("shard index", shard[0], 0, _UINT32_MAX),
+            _whole_number("shard count", shard[1], 0, _UINT32_MAX))
+
+
+def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, compression=None,
+          integral=None, jobs=None, shard=None, relative_to=None, skip_existing=False,
+          backend="auto", progress=None):
+    """Smooth each image file of `inputs` (an iterable of paths) into the directory `out_dir`,
+    as `gsmooth -o DIR` does: on a pool of `jobs` workers (None: one per CPU), each output
+    named by its input's basename, or with `relative_to` a directory, by the input's path
+    below it (an input outside it fails); `out_dir` and the directories below it are made as
+    `mkdir -p` would. `iters`, `sigma`, `axis`, `depth` and `compression` are as for
+    smooth_file(); `integral` 'rows' or '2d' writes integrals (.npy) instead of smoothing.
+    `shard` (index, count) takes this task's share: positions j with j % count == index.
+    `skip_existing`: an output already there is kept and its input not read.
+
+    Returns a list of Outcome, one per input of the shard, in input order. A file that fails
+    (unreadable, or its output name already taken by an earlier input) does not raise: its
+    Outcome says 'failed' and why, and the batch goes on. What stops the batch before any
+    file is tried raises as the other calls do: ValueError for a bad argument or shard,
+    OSError when `out_dir` cannot be a directory.
+
+    `progress`: None, or a callable progress(done, total) called after each file with the
+    files finished of the shard's, from one of the library's worker threads, one call at a
+    time. An exception it raises does not stop the batch: later calls are skipped, the batch
+    finishes and then raises it. For a tqdm bar:
+
+        with tqdm(total=len(paths)) as bar:
+            gsmooth.batch(paths, "out", progress=lambda done, total: bar.update(done - bar.n))
+
+    The batch holds its backend's context throughout: `progress` must not call gsmooth on
+    the same backend, which would wait for the batch to end."""
+    given, encoded = _input_paths(inputs)
+    if integral is None:
+        opts = _file_options(_n.WORK_SMOOTH, iters, axis, depth, compression, sigma)
+    elif iters is not None or sigma is not None or axis != "x" or depth is not None:
+        raise ValueError("integral takes no iters, sigma, axis or depth")
+    else:
+        opts = _file_options(_integral_kind(integral), None, "x", None, compression, None)
+    opts.skip_existing = bool(skip_existing)
+    bo = _n.BatchOptions()
+    _n.lib.gsmooth_batch_options_init(ctypes.byref(bo))
+    bo.file = ctypes.pointer(opts)
+    bo.out_dir = os.fsencode(out_dir)
+    bo.jobs = 0 if jobs is None else _whole_number("jobs", jobs, 1, _n.MAX_JOBS)
+    bo.shard_index, bo.shard_count = _shard(shard)
+    bo.relative_to = None if relative_to is None else os.fsencode(relative_to)
+    ctx = _context(backend)
+
+    raised, finished = [], []
+
+    def on_finished(user, outcome):
+        # The outcome's strings live only for this call: copied. Its input's address keeps
+        # the list position (see _in_input_order).
+        try:
+            o = outcome.contents
+            finished.append((o.input, ctypes.string_at(o.input), {
+                "output": os.fsdecode(o.output) if o.output is not None else None,
+                "status": _STATUSES[o.status],
+                "error": o.error.decode("utf-8", "replace") if o.error is not None else None,
+                **_file_facts(o.result.contents), "ms": o.ms}))
+        except BaseException as e:  # nothing may unwind into C
+            raised.append(e)
+
+    # Named here so that they live until the call returns: the library calls them until then.
+    # A function type called with nothing is NULL: no progress calls.
+    finished_fn = _n.FINISHED_FN(on_finished)
+    progress_fn = _n.BATCH_PROGRESS_FN() if progress is None else \
+        _progress_callback(progress, raised, _n.BATCH_PROGRESS_FN, "done, total")
+    bo.finished, bo.progress = finished_fn, progress_fn
+    paths = _n.lib.gsmooth_inputs_create()
+    if not paths:
+        raise MemoryError("out of memory for the list of inputs")
+    try:
+        err = _n.error_buffer()
+        for b in encoded:
+            rc = _n.lib.gsmooth_inputs_add(paths, b, err, _n.ERR_SIZE)
+            if rc:
+                _raise(rc, err)
+        result = _n.BatchResult()
+        result.struct_size = ctypes.sizeof(result)
+        rc = _n.lib.gsmooth_batch(ctx, ctypes.byref(bo), paths, ctypes.byref(result), err, _n.ERR_SIZE)
+    finally:
+        _n.lib.gsmooth_inputs_destroy(paths)
+    if rc and not result.failed:  # refused before any file was tried
+        _raise(rc, err)
+    if raised:
+        raise raised[0]
+    return _in_input_order(finished, given, encoded, range(bo.shard_index, len(given), bo.shard_count))
+
+
+def _in_input_order(finished, given, encoded, positions):
+    """The outcomes, which come in the order files finish, in list order. An outcome names
+    no position and a path may be listed twice, but the library keeps the list's paths back
+    to back in one block, in order, so their addresses sort as the positions do; each is
+    checked against the path at its position."""
+    finished.sort(key=lambda f: f[0])
+    if len(finished) != len(positions) or \
+            any(f[1] != encoded[j] for f, j in zip(finished, positions)):
+        raise RuntimeError("the library's outcomes do not match the inputs, position for position")
+    return [Outcome(input=given[j], **f[2]) for f, j in zip(finished, positions)]

@@ -9,6 +9,7 @@ MEMORY_HOST, MEMORY_CUDA = 0, 1
 AXIS_X, AXIS_Y = 1, 2
 INTEGRAL_ROWS, INTEGRAL_2D = 0, 1
 MAX_ITERS = 100000
+MAX_JOBS = 256
 
 
 class ContextOptions(ctypes.Structure):
@@ -51,6 +52,37 @@ class FileResult(ctypes.Structure):
                 ("decode_ns", ctypes.c_uint64), ("upload_ns", ctypes.c_uint64), ("kernel_ns", ctypes.c_uint64),
                 ("download_ns", ctypes.c_uint64), ("encode_ns", ctypes.c_uint64), ("total_ns", ctypes.c_uint64),
                 ("skipped", ctypes.c_int)]
+
+
+FILE_OK, FILE_FAILED, FILE_SKIPPED = range(3)
+
+
+class FileOutcome(ctypes.Structure):
+    # input as an address: a batch's paths lie back to back in list order (pipeline/input_list.h)
+    _fields_ = [("struct_size", ctypes.c_uint32), ("input", ctypes.c_void_p), ("output", ctypes.c_char_p),
+                ("status", ctypes.c_int), ("error", ctypes.c_char_p),
+                ("result", ctypes.POINTER(FileResult)), ("ms", ctypes.c_double)]
+
+
+# gsmooth_batch_options.finished and .progress: files finished of total, input bytes done,
+# seconds so far and left.
+FINISHED_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(FileOutcome))
+BATCH_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint64,
+                                     ctypes.c_double, ctypes.c_double)
+
+
+class BatchOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("file", ctypes.POINTER(FileOptions)),
+                ("out_dir", ctypes.c_char_p), ("jobs", ctypes.c_uint),
+                ("shard_index", ctypes.c_uint32), ("shard_count", ctypes.c_uint32),
+                ("finished", FINISHED_FN), ("progress", BATCH_PROGRESS_FN), ("user", ctypes.c_void_p),
+                ("relative_to", ctypes.c_char_p)]
+
+
+class BatchResult(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("files", ctypes.c_uint), ("done", ctypes.c_uint),
+                ("failed", ctypes.c_uint), ("skipped", ctypes.c_uint), ("elapsed_s", ctypes.c_double),
+                ("bytes", ctypes.c_uint64)]
 
 
 class Image(ctypes.Structure):
@@ -116,6 +148,18 @@ lib.gsmooth_file.argtypes = [ctypes.c_void_p, ctypes.POINTER(FileOptions), ctype
 lib.gsmooth_file.restype = ctypes.c_int
 lib.gsmooth_compression_parse.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), *_err]
 lib.gsmooth_compression_parse.restype = ctypes.c_int
+
+lib.gsmooth_inputs_create.argtypes = []
+lib.gsmooth_inputs_create.restype = ctypes.c_void_p
+lib.gsmooth_inputs_destroy.argtypes = [ctypes.c_void_p]
+lib.gsmooth_inputs_destroy.restype = None
+lib.gsmooth_inputs_add.argtypes = [ctypes.c_void_p, ctypes.c_char_p, *_err]
+lib.gsmooth_inputs_add.restype = ctypes.c_int
+lib.gsmooth_batch_options_init.argtypes = [ctypes.POINTER(BatchOptions)]
+lib.gsmooth_batch_options_init.restype = None
+lib.gsmooth_batch.argtypes = [ctypes.c_void_p, ctypes.POINTER(BatchOptions), ctypes.c_void_p,
+                              ctypes.POINTER(BatchResult), *_err]
+lib.gsmooth_batch.restype = ctypes.c_int
 
 
 def error_buffer():

@@ -1,4 +1,4 @@
-"""test_gsmooth.py: the Python module against the independent numpy reference: random and real images, strided views, 16-bit, every refusal, threads, and CUDA tensors through DLPack (skipped without a CUDA device)."""
+"""test_gsmooth.py: the Python module against the independent numpy reference: random and real images, strided views, 16-bit, every refusal, threads, batches into a directory, and CUDA tensors through DLPack (skipped without a CUDA device)."""
 import os
 import threading
 
@@ -578,3 +578,176 @@ def test_numpy_rows_spread_over_cuda_devices(monkeypatch):
     a = random_image(3001, 1777, np.uint16)
     for axis, iters in [("x", 5), ("y", 60), ("xy", 3)]:
         np.testing.assert_array_equal(gsmooth.smooth(a, iters, axis, backend="cuda"), ref_smooth(a, iters, axis))
+
+
+# ---- batch: many files into a directory ----
+
+def pgm_inputs(folder, shapes):
+    """PGM files of random images, named p0.pgm, p1.pgm, ... in `folder`, made if missing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, shape in enumerate(shapes):
+        paths.append(folder / f"p{i}.pgm")
+        write_pgm(paths[-1], random_image(*shape))
+    return paths
+
+
+def test_batch_outputs_are_smooth_files_outputs(tmp_path):
+    pgms = pgm_inputs(tmp_path / "in", [(50, 70), (3, 400), (91, 1)])
+    png = os.path.join(GOLDEN, "inputs", "gray16.png")
+    jpg = os.path.join(GOLDEN, "inputs", "photo420.jpg")  # not written exactly: becomes .png
+    inputs = [str(pgms[0]), pgms[1], os.fsencode(pgms[2]), png, jpg]
+    got = gsmooth.batch(inputs, tmp_path / "out", iters=5, axis="xy", jobs=2)
+    assert [o.input for o in got] == inputs  # as given, in order
+    assert [o.status for o in got] == ["ok"] * 5 and all(o.error is None for o in got)
+    for o in got:
+        ref = tmp_path / "ref" / os.path.basename(o.output)
+        ref.parent.mkdir(exist_ok=True)
+        info = gsmooth.smooth_file(o.input, ref, iters=5, axis="xy")
+        assert (o.width, o.height, o.bits, o.backend) == \
+            (info["width"], info["height"], info["bits"], info["backend"])
+        assert o.ms > 0
+        if ref.suffix == ".pgm":
+            assert open(o.output, "rb").read() == ref.read_bytes()
+        else:  # PNG bytes may differ with the deflate threads; the pixels may not
+            gsmooth.smooth_file(o.output, tmp_path / "a.pgm", iters=0)
+            gsmooth.smooth_file(ref, tmp_path / "b.pgm", iters=0)
+            assert (tmp_path / "a.pgm").read_bytes() == (tmp_path / "b.pgm").read_bytes()
+    assert [os.path.basename(o.output) for o in got] == ["p0.pgm", "p1.pgm", "p2.pgm", "gray16.png",
+                                                         "photo420.png"]
+    assert all(os.path.dirname(o.output) == str(tmp_path / "out") for o in got)
+
+
+def test_batch_integrals_and_sigma(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(40, 60), (7, 9)])
+    for o in gsmooth.batch(pgms, tmp_path / "sat", integral="2d"):
+        assert o.output.endswith(".npy")
+        np.testing.assert_array_equal(np.load(o.output), gsmooth.integral(read_pgm(o.input), "2d"))
+    for o in gsmooth.batch(pgms, tmp_path / "s2", sigma=2):
+        np.testing.assert_array_equal(read_pgm(o.output), gsmooth.smooth(read_pgm(o.input), sigma=2))
+
+
+def test_batch_relative_to_keeps_same_names_apart(tmp_path):
+    a = pgm_inputs(tmp_path / "a", [(20, 30)])[0]
+    b = pgm_inputs(tmp_path / "b", [(25, 35)])[0]
+    got = gsmooth.batch([a, b], tmp_path / "out", relative_to=tmp_path)
+    assert [o.status for o in got] == ["ok", "ok"]
+    assert [o.output for o in got] == [str(tmp_path / "out" / "a" / "p0.pgm"),
+                                       str(tmp_path / "out" / "b" / "p0.pgm")]
+    for o in got:
+        np.testing.assert_array_equal(read_pgm(o.output), gsmooth.smooth(read_pgm(o.input)))
+    outside = gsmooth.batch([a], tmp_path / "out2", relative_to=tmp_path / "b")
+    assert outside[0].status == "failed" and "not inside" in outside[0].error
+
+
+def test_batch_same_name_without_relative_to_fails_the_later(tmp_path):
+    a = pgm_inputs(tmp_path / "a", [(20, 30)])[0]
+    b = pgm_inputs(tmp_path / "b", [(25, 35)])[0]
+    got = gsmooth.batch([a, b], tmp_path / "out")  # does not raise
+    assert [o.status for o in got] == ["ok", "failed"]
+    assert got[1].output == got[0].output and "already the output of" in got[1].error
+    np.testing.assert_array_equal(read_pgm(got[0].output), gsmooth.smooth(read_pgm(a)))
+
+
+def test_batch_goes_on_past_a_damaged_file_in_input_order(tmp_path):
+    # The first input is slow and the damaged one fails at once: with two workers they
+    # finish in the other order, and the list still comes back in input order.
+    pgms = pgm_inputs(tmp_path, [(3000, 1000), (30, 40), (31, 41)])
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n damaged")
+    inputs = [pgms[0], bad, pgms[1], pgms[2], bad]
+    got = gsmooth.batch(inputs, tmp_path / "out", jobs=2)
+    assert [o.input for o in got] == inputs
+    assert [o.status for o in got] == ["ok", "failed", "ok", "ok", "failed"]
+    assert "bad.png" in got[1].error and "listed twice" not in got[1].error
+    assert "listed twice" in got[4].error
+    assert not os.path.exists(got[1].output)
+    for o in (got[0], got[2], got[3]):
+        np.testing.assert_array_equal(read_pgm(o.output), gsmooth.smooth(read_pgm(o.input)))
+
+
+def test_batch_skip_existing_keeps_outputs(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(20, 30), (21, 31), (22, 32)])
+    gsmooth.batch(pgms[:2], tmp_path / "out")
+    kept = tmp_path / "out" / "p0.pgm"
+    kept.write_bytes(b"kept")  # a skipped output is not written again
+    got = gsmooth.batch(pgms, tmp_path / "out", skip_existing=True)
+    assert [o.status for o in got] == ["skipped", "skipped", "ok"]
+    assert kept.read_bytes() == b"kept"
+    again = gsmooth.batch(pgms[:1], tmp_path / "out")
+    assert again[0].status == "ok" and kept.read_bytes() != b"kept"
+
+
+def test_batch_progress_counts_files(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(30, 40)] * 6)
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+    got = gsmooth.batch(pgms + [tmp_path / "missing.pgm"], tmp_path / "out", jobs=3, progress=progress)
+    assert len(got) == 7 and got[-1].status == "failed"
+    assert seen == [(d, 7) for d in range(1, 8)]
+    seen.clear()
+    gsmooth.batch(pgms, tmp_path / "half", shard=(1, 2), progress=progress)
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    with pytest.raises(TypeError, match="progress takes a callable"):
+        gsmooth.batch(pgms, tmp_path / "out", progress=3)
+
+
+def test_batch_progress_exception_raised_after_the_batch(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(30, 40)] * 4)
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        raise KeyError("stop here")
+    with pytest.raises(KeyError, match="stop here"):
+        gsmooth.batch(pgms, tmp_path / "out", jobs=2, progress=progress)
+    assert calls == [1]  # later calls skipped
+    assert sorted(os.listdir(tmp_path / "out")) == [p.name for p in pgms]  # the batch went on
+
+
+def test_batch_shards_split_the_list(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(10 + i, 20) for i in range(5)])
+    first = gsmooth.batch(pgms, tmp_path / "out", shard=(0, 2))
+    assert [o.input for o in first] == pgms[0::2]
+    assert sorted(os.listdir(tmp_path / "out")) == ["p0.pgm", "p2.pgm", "p4.pgm"]
+    second = gsmooth.batch(pgms, tmp_path / "out", shard=(1, 2))
+    assert [o.input for o in second] == pgms[1::2]
+    assert all(o.status == "ok" for o in first + second)
+    assert sorted(os.listdir(tmp_path / "out")) == [p.name for p in pgms]
+
+
+def test_batch_refusals_raise_before_any_file(tmp_path):
+    pgms = pgm_inputs(tmp_path, [(10, 20)])
+    afile = tmp_path / "afile"
+    afile.write_bytes(b"")
+    with pytest.raises(OSError, match="afile: exists and is not a directory"):
+        gsmooth.batch(pgms, afile)
+    with pytest.raises(OSError, match="not a directory"):
+        gsmooth.batch(pgms, afile / "below")
+    for shard in [(2, 2), (0, 0)]:
+        with pytest.raises(ValueError, match="shard"):
+            gsmooth.batch(pgms, tmp_path / "out", shard=shard)
+    with pytest.raises(ValueError, match="shard index takes a whole number"):
+        gsmooth.batch(pgms, tmp_path / "out", shard=(-1, 2))
+    with pytest.raises(TypeError, match="shard takes"):
+        gsmooth.batch(pgms, tmp_path / "out", shard=[0, 2])
+    with pytest.raises(ValueError, match="jobs takes a whole number from 1 to 256, not 0"):
+        gsmooth.batch(pgms, tmp_path / "out", jobs=0)
+    with pytest.raises(ValueError, match="integral takes no iters"):
+        gsmooth.batch(pgms, tmp_path / "out", integral="rows", iters=3)
+    with pytest.raises(ValueError, match="mode takes 'rows' or '2d'"):
+        gsmooth.batch(pgms, tmp_path / "out", integral="cols")
+    with pytest.raises(ValueError, match="iters or sigma"):
+        gsmooth.batch(pgms, tmp_path / "out", iters=3, sigma=1)
+    with pytest.raises(ValueError, match="compression"):
+        gsmooth.batch(pgms, tmp_path / "out", compression=10)
+    with pytest.raises(ValueError, match="relative_to"):
+        gsmooth.batch(pgms, tmp_path / "out", relative_to="")
+    with pytest.raises(ValueError, match="embedded null byte"):
+        gsmooth.batch(["a\0b.png"], tmp_path / "out")
+    with pytest.raises(TypeError, match="not one path"):
+        gsmooth.batch(str(pgms[0]), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert gsmooth.batch([], tmp_path / "empty") == []
