@@ -284,7 +284,7 @@ static void *worker_main(void *arg)
         gsmooth_file_result r;
         gs_file_result_of(NULL, NULL, &r);
         gsmooth_file_outcome o = {.struct_size = sizeof o, .input = gs_input_list_at(req->inputs, j),
-                                  .status = GSMOOTH_FILE_OK, .result = &r};
+                                  .status = GSMOOTH_FILE_OK, .result = &r, .position = j};
         char out[PATH_MAX], err[GS_ERR_SIZE];
         double t0 = now_s();
         gs_status rc = process(b, &w, j, &o, out, sizeof out, err, sizeof err, &r);

@@ -297,6 +297,9 @@ typedef struct gsmooth_file_outcome {
     const gsmooth_file_result *result; /* what the run learnt, and its times (zeros if
                                     unknown); pointed to, so that the result can grow */
     double ms;                  /* wall time spent on it */
+    /* since 0.3 */
+    uint64_t position;          /* its place in the list, from 0 (outcomes come in the order
+                                   files finish, and a path may be listed twice) */
 } gsmooth_file_outcome;
 
 typedef struct gsmooth_batch_options {

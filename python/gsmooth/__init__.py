@@ -531,11 +531,12 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
     raised, finished = [], []
 
     def on_finished(user, outcome):
-        # The outcome's strings live only for this call: copied. Its input's address keeps
-        # the list position (see _in_input_order).
+        # The outcome's strings live only for this call: copied.
         try:
             o = outcome.contents
-            finished.append((o.input, ctypes.string_at(o.input), {
+            if o.struct_size < ctypes.sizeof(_n.FileOutcome):
+                raise RuntimeError("libgsmooth is older than this module: its outcomes have no position")
+            finished.append((o.position, o.input, {
                 "output": os.fsdecode(o.output) if o.output is not None else None,
                 "status": _STATUSES[o.status],
                 "error": o.error.decode("utf-8", "replace") if o.error is not None else None,
@@ -571,12 +572,10 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
 
 
 def _in_input_order(finished, given, encoded, positions):
-    """The outcomes, which come in the order files finish, in list order. An outcome names
-    no position and a path may be listed twice, but the library keeps the list's paths back
-    to back in one block, in order, so their addresses sort as the positions do; each is
-    checked against the path at its position."""
+    """The outcomes, which come in the order files finish, in list order by their position;
+    each is checked against the path at its position."""
     finished.sort(key=lambda f: f[0])
-    if len(finished) != len(positions) or \
+    if [f[0] for f in finished] != list(positions) or \
             any(f[1] != encoded[j] for f, j in zip(finished, positions)):
         raise RuntimeError("the library's outcomes do not match the inputs, position for position")
     return [Outcome(input=given[j], **f[2]) for f, j in zip(finished, positions)]

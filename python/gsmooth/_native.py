@@ -58,10 +58,10 @@ FILE_OK, FILE_FAILED, FILE_SKIPPED = range(3)
 
 
 class FileOutcome(ctypes.Structure):
-    # input as an address: a batch's paths lie back to back in list order (pipeline/input_list.h)
-    _fields_ = [("struct_size", ctypes.c_uint32), ("input", ctypes.c_void_p), ("output", ctypes.c_char_p),
+    _fields_ = [("struct_size", ctypes.c_uint32), ("input", ctypes.c_char_p), ("output", ctypes.c_char_p),
                 ("status", ctypes.c_int), ("error", ctypes.c_char_p),
-                ("result", ctypes.POINTER(FileResult)), ("ms", ctypes.c_double)]
+                ("result", ctypes.POINTER(FileResult)), ("ms", ctypes.c_double),
+                ("position", ctypes.c_uint64)]
 
 
 # gsmooth_batch_options.finished and .progress: files finished of total, input bytes done,

@@ -199,11 +199,15 @@ END_TEST
 typedef struct tally {
     unsigned ok, failed, skipped;
     char last_error[GSMOOTH_ERR_SIZE];
+    uint64_t positions;      /* bit p: an outcome for list position p (below 64) */
+    uint64_t failed_position; /* the last failed one's */
 } tally;
 
 static void count_outcome(void *user, const gsmooth_file_outcome *o)
 {
     tally *t = user;
+    ck_assert_uint_ge(o->struct_size, offsetof(gsmooth_file_outcome, position) + sizeof o->position);
+    if (o->position < 64) t->positions |= UINT64_C(1) << o->position;
     if (o->status == GSMOOTH_FILE_OK) {
         t->ok++;
         ck_assert_uint_gt(o->result->width, 0);
@@ -212,6 +216,7 @@ static void count_outcome(void *user, const gsmooth_file_outcome *o)
         t->skipped++;
     } else {
         t->failed++;
+        t->failed_position = o->position;
         snprintf(t->last_error, sizeof t->last_error, "%s", o->error);
     }
 }
@@ -244,7 +249,7 @@ START_TEST(batch_in_shards)
     bo.file = &each;
     bo.out_dir = out_dir;
     bo.finished = count_outcome;
-    tally t = {0, 0, 0, ""};
+    tally t = {0};
     bo.user = &t;
     bo.shard_count = 2;
     gsmooth_batch_result r = {.struct_size = sizeof r};
@@ -257,6 +262,8 @@ START_TEST(batch_in_shards)
     ck_assert_uint_eq(t.ok, 4);
     ck_assert_uint_eq(t.failed, 1);
     ck_assert_ptr_nonnull(strstr(t.last_error, "missing.png"));
+    ck_assert_uint_eq(t.positions, 0x1f); /* each of the five positions once named */
+    ck_assert_uint_eq(t.failed_position, 4);
     /* photo.png's output is the golden, byte for byte */
     snprintf(path, sizeof path, "%s/photo.png", out_dir);
     gsmooth_file_options fo;
