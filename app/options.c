@@ -1,4 +1,4 @@
-/* options.c: command-line parsing (getopt_long) from one table of options and what their values are, numeric ranges, named values, and the checks between options. */
+/* options.c: command-line parsing (getopt_long) from one table of options (also the completion scripts' source), numeric ranges, named values, and the checks between options. */
 #include "options.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@ enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
     OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST,
     OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES, OPT_SIGMA,
-    OPT_RELATIVE_TO
+    OPT_RELATIVE_TO, OPT_COMPLETION
 };
 
 /* The names of the values the parser checks itself, each with what it sets. */
@@ -23,8 +23,9 @@ static const gs_named_value axis_names[] = {
 static const gs_named_value integral_names[] = {
     {"rows", GSMOOTH_WORK_INTEGRAL_ROWS}, {"2d", GSMOOTH_WORK_INTEGRAL_2D}, {NULL, 0}};
 static const gs_named_value depth_names[] = {{"keep", 0}, {"8", 8}, {"16", 16}, {NULL, 0}};
+static const gs_named_value shell_names[] = {{"bash", GS_SHELL_BASH}, {"zsh", GS_SHELL_ZSH}, {NULL, 0}};
 /* Names the library reads (gsmooth_compression_parse, the backend and device lists): here
- * only to be offered. */
+ * only to be offered; the completion test has the parser accept each. */
 static const gs_named_value compression_names[] = {
     {"fast", 0}, {"default", 0}, {"small", 0}, {"0", 0}, {"1", 0}, {"2", 0}, {"3", 0}, {"4", 0},
     {"5", 0}, {"6", 0}, {"7", 0}, {"8", 0}, {"9", 0}, {NULL, 0}};
@@ -34,8 +35,8 @@ static const gs_named_value level_names[] = {
 static const gs_named_value backend_names[] = {{"auto", 0}, {"cpu", 0}, {"cuda", 0}, {NULL, 0}};
 static const gs_named_value devices_names[] = {{"all", 0}, {NULL, 0}};
 
-/* Every option, in --help's order. The parser and its short options are made from this
- * table, and each entry says what its value is, for shells to complete. */
+/* Every option, in --help's order. The parser, its short options and the completion
+ * scripts are all made from this table, so a new option is parsed and completed alike. */
 static const gs_option_spec option_table[] = {
     {{"iters", required_argument, NULL, OPT_ITERS}, GS_VALUE_NUMBER, NULL, "K", "smoothing passes"},
     {{"sigma", required_argument, NULL, OPT_SIGMA}, GS_VALUE_NUMBER, NULL, "S",
@@ -83,6 +84,8 @@ static const gs_option_spec option_table[] = {
       "list the plugins found"},
     {{"verbose", no_argument, NULL, 'v'}, GS_VALUE_NONE, NULL, NULL,
       "more detail with --list-backends"},
+    {{"completion", required_argument, NULL, OPT_COMPLETION}, GS_VALUE_CHOICE, shell_names, "SHELL",
+      "print the shell's completion script"},
     {{"help", no_argument, NULL, 'h'}, GS_VALUE_NONE, NULL, NULL, "print the usage"},
     {{"version", no_argument, NULL, 'V'}, GS_VALUE_NONE, NULL, NULL, "print the version"},
 };
@@ -224,7 +227,7 @@ void gs_options_print_help(FILE *to)
         "                         --files-from FILE, --files0-from FILE, --shard I/N,\n"
         "                         --skip-existing, --relative-to ROOT (keep the tree),\n"
         "                         --manifest FILE (one JSON line per input)\n"
-        "  --quiet, --time, -v/--verbose (with --list-backends)\n"
+        "  --quiet, --time, -v/--verbose (with --list-backends), --completion bash|zsh\n"
         "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
         "                         line every S seconds (default %g)\n"
         "\n"
@@ -327,6 +330,14 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             o->file.depth = (uint32_t)depth;
             break;
         }
+        case OPT_COMPLETION: {
+            int shell;
+            if (find_named(shell_names, optarg, &shell) != 0)
+                return not_named("--completion", shell_names, optarg, err, err_size);
+            o->completion = (gs_shell)shell;
+            o->action = GS_ACTION_COMPLETION;
+            break;
+        }
         case OPT_PNG_LEVEL:
         case OPT_COMPRESSION:
             if (gsmooth_compression_parse(optarg, &o->file.compression, err, err_size) != GSMOOTH_OK) {
@@ -381,7 +392,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
                            argv[optind - 1]);
         }
     }
-    static const char *const action_names[] = {"", "--help", "--version", "--list-backends"};
+    static const char *const action_names[] = {"", "--help", "--version", "--list-backends", "--completion"};
     if (o->action != GS_ACTION_RUN && optind < argc)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s takes no arguments, not '%s'",
                            action_names[o->action], argv[optind]);

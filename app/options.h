@@ -9,10 +9,15 @@
 
 #include "gsmooth/gsmooth.h"
 
-typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
+typedef enum gs_action {
+    GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST, GS_ACTION_COMPLETION
+} gs_action;
 
-/* One name an option's value may be ("xy" for --axis): one table for the parser, its
- * error messages and whatever offers the names. */
+/* The shells --completion writes a script for. */
+typedef enum gs_shell { GS_SHELL_BASH = 1, GS_SHELL_ZSH } gs_shell;
+
+/* One name an option's value may be ("xy" for --axis). The parser and the completion
+ * scripts read the same tables, so a shell offers exactly the names the parser takes. */
 typedef struct gs_named_value {
     const char *name;
     int value; /* what the parser sets; 0 where the library reads the name */
@@ -30,7 +35,8 @@ typedef enum gs_value_kind {
 } gs_value_kind;
 
 /* One option: getopt_long's entry (an option with a short form has its letter as the
- * value) and what its value is. Every option with an argument states its kind. */
+ * value) and what its value is. Every option with an argument states its kind: the
+ * completion scripts are made from this table, and refuse an option without one. */
 typedef struct gs_option_spec {
     struct option getopt;
     gs_value_kind value;
@@ -78,6 +84,7 @@ typedef struct gs_options {
     unsigned list_count;
     uint32_t shard_index, shard_count; /* --shard I/N; 0/1 without it */
     const char *manifest;      /* --manifest FILE, or NULL */
+    gs_shell completion;       /* --completion SHELL */
 } gs_options;
 
 /* The options gs_options_parse takes: `*count` entries, in --help's order. */
