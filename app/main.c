@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "completion.h"
 #include "gsmooth/gsmooth.h"
 #include "held_notes.h"
 #include "manifest.h"
@@ -150,6 +151,11 @@ int main(int argc, char **argv)
     if (o.action == GS_ACTION_HELP) {
         gs_options_print_help(stdout);
         return gs_exit_code(GSMOOTH_OK);
+    }
+    if (o.action == GS_ACTION_COMPLETION) {
+        rc = gs_completion_write(stdout, o.completion, err, sizeof err);
+        if (rc != GSMOOTH_OK) gs_report_error(err);
+        return gs_exit_code(rc);
     }
     if (o.action == GS_ACTION_VERSION) {
         uint32_t abi_major, abi_minor;

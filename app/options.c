@@ -1,4 +1,4 @@
-/* options.c: command-line parsing (getopt_long): a table of numeric options with their ranges, named values, and the checks between options. */
+/* options.c: command-line parsing (getopt_long) from one table of options (also the completion scripts' source), numeric ranges, named values, and the checks between options. */
 #include "options.h"
 
 #include <errno.h>
@@ -12,41 +12,110 @@
 
 enum long_only {
     OPT_ITERS = 256, OPT_AXIS, OPT_INTEGRAL, OPT_BACKEND, OPT_PLUGIN_DIR, OPT_THREADS, OPT_MAX_PIXELS,
-    OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST, OPT_HELP, OPT_VERSION,
+    OPT_DEPTH, OPT_JOBS, OPT_PNG_LEVEL, OPT_COMPRESSION, OPT_QUIET, OPT_PROGRESS, OPT_TIME, OPT_LIST,
     OPT_FILES_FROM, OPT_FILES0_FROM, OPT_SHARD, OPT_SKIP_EXISTING, OPT_MANIFEST, OPT_DEVICES, OPT_SIGMA,
-    OPT_RELATIVE_TO
+    OPT_RELATIVE_TO, OPT_COMPLETION
 };
 
-static const struct option long_options[] = {
-    {"iters", required_argument, NULL, OPT_ITERS},
-    {"sigma", required_argument, NULL, OPT_SIGMA},
-    {"axis", required_argument, NULL, OPT_AXIS},
-    {"integral", optional_argument, NULL, OPT_INTEGRAL},
-    {"backend", required_argument, NULL, OPT_BACKEND},
-    {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-    {"depth", required_argument, NULL, OPT_DEPTH},
-    {"jobs", required_argument, NULL, OPT_JOBS},
-    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
-    {"compression", required_argument, NULL, OPT_COMPRESSION},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"progress", optional_argument, NULL, OPT_PROGRESS},
-    {"time", no_argument, NULL, OPT_TIME},
-    {"list-backends", no_argument, NULL, OPT_LIST},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {"verbose", no_argument, NULL, 'v'},
-    {"output-dir", required_argument, NULL, 'o'},
-    {"files-from", required_argument, NULL, OPT_FILES_FROM},
-    {"files0-from", required_argument, NULL, OPT_FILES0_FROM},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
-    {"manifest", required_argument, NULL, OPT_MANIFEST},
-    {"devices", required_argument, NULL, OPT_DEVICES},
-    {"relative-to", required_argument, NULL, OPT_RELATIVE_TO},
-    {NULL, 0, NULL, 0},
+/* The names of the values the parser checks itself, each with what it sets. */
+static const gs_named_value axis_names[] = {
+    {"x", GSMOOTH_AXIS_X}, {"y", GSMOOTH_AXIS_Y}, {"xy", GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y}, {NULL, 0}};
+static const gs_named_value integral_names[] = {
+    {"rows", GSMOOTH_WORK_INTEGRAL_ROWS}, {"2d", GSMOOTH_WORK_INTEGRAL_2D}, {NULL, 0}};
+static const gs_named_value depth_names[] = {{"keep", 0}, {"8", 8}, {"16", 16}, {NULL, 0}};
+static const gs_named_value shell_names[] = {{"bash", GS_SHELL_BASH}, {"zsh", GS_SHELL_ZSH}, {NULL, 0}};
+/* Names the library reads (gsmooth_compression_parse, the backend and device lists): here
+ * only to be offered; the completion test has the parser accept each. */
+static const gs_named_value compression_names[] = {
+    {"fast", 0}, {"default", 0}, {"small", 0}, {"0", 0}, {"1", 0}, {"2", 0}, {"3", 0}, {"4", 0},
+    {"5", 0}, {"6", 0}, {"7", 0}, {"8", 0}, {"9", 0}, {NULL, 0}};
+static const gs_named_value level_names[] = {
+    {"0", 0}, {"1", 0}, {"2", 0}, {"3", 0}, {"4", 0}, {"5", 0}, {"6", 0}, {"7", 0}, {"8", 0}, {"9", 0},
+    {NULL, 0}};
+static const gs_named_value backend_names[] = {{"auto", 0}, {"cpu", 0}, {"cuda", 0}, {NULL, 0}};
+static const gs_named_value devices_names[] = {{"all", 0}, {NULL, 0}};
+
+/* Every option, in --help's order. The parser, its short options and the completion
+ * scripts are all made from this table, so a new option is parsed and completed alike. */
+static const gs_option_spec option_table[] = {
+    {{"iters", required_argument, NULL, OPT_ITERS}, GS_VALUE_NUMBER, NULL, "K", "smoothing passes"},
+    {{"sigma", required_argument, NULL, OPT_SIGMA}, GS_VALUE_NUMBER, NULL, "S",
+      "passes for a Gaussian of S pixels"},
+    {{"axis", required_argument, NULL, OPT_AXIS}, GS_VALUE_CHOICE, axis_names, "A",
+      "along rows, columns or both"},
+    {{"integral", optional_argument, NULL, OPT_INTEGRAL}, GS_VALUE_CHOICE, integral_names, "MODE",
+      "write the integral image"},
+    {{"depth", required_argument, NULL, OPT_DEPTH}, GS_VALUE_CHOICE, depth_names, "D",
+      "output sample depth"},
+    {{"backend", required_argument, NULL, OPT_BACKEND}, GS_VALUE_PLUGIN, backend_names, "B",
+      "backend name or plugin path"},
+    {{"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR}, GS_VALUE_DIR, NULL, "DIR",
+      "where plugins are"},
+    {{"devices", required_argument, NULL, OPT_DEVICES}, GS_VALUE_CHOICE, devices_names, "D",
+      "GPUs: all, or numbers like 0,1"},
+    {{"threads", required_argument, NULL, OPT_THREADS}, GS_VALUE_NUMBER, NULL, "N", "CPU threads"},
+    {{"max-pixels", required_argument, NULL, OPT_MAX_PIXELS}, GS_VALUE_NUMBER, NULL, "N",
+      "largest image taken"},
+    {{"compression", required_argument, NULL, OPT_COMPRESSION}, GS_VALUE_CHOICE, compression_names, "C",
+      "PNG/TIFF deflate"},
+    {{"png-level", required_argument, NULL, OPT_PNG_LEVEL}, GS_VALUE_CHOICE, level_names, "N",
+      "PNG/TIFF deflate level"},
+    {{"output-dir", required_argument, NULL, 'o'}, GS_VALUE_DIR, NULL, "DIR",
+      "batch mode: write into DIR"},
+    {{"jobs", required_argument, NULL, OPT_JOBS}, GS_VALUE_NUMBER, NULL, "N",
+      "batch: files in flight"},
+    {{"files-from", required_argument, NULL, OPT_FILES_FROM}, GS_VALUE_FILE, NULL, "FILE",
+      "batch: inputs one a line"},
+    {{"files0-from", required_argument, NULL, OPT_FILES0_FROM}, GS_VALUE_FILE, NULL, "FILE",
+      "batch: inputs NUL-separated"},
+    {{"shard", required_argument, NULL, OPT_SHARD}, GS_VALUE_TEXT, NULL, "I/N",
+      "batch: every Nth input from I"},
+    {{"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING}, GS_VALUE_NONE, NULL, NULL,
+      "skip inputs whose output exists"},
+    {{"relative-to", required_argument, NULL, OPT_RELATIVE_TO}, GS_VALUE_DIR, NULL, "ROOT",
+      "batch: keep the tree below ROOT"},
+    {{"manifest", required_argument, NULL, OPT_MANIFEST}, GS_VALUE_FILE, NULL, "FILE",
+      "one JSON line per input"},
+    {{"quiet", no_argument, NULL, OPT_QUIET}, GS_VALUE_NONE, NULL, NULL, "no notes"},
+    {{"time", no_argument, NULL, OPT_TIME}, GS_VALUE_NONE, NULL, NULL, "phase timings"},
+    {{"progress", optional_argument, NULL, OPT_PROGRESS}, GS_VALUE_NUMBER, NULL, "SECONDS",
+      "progress on standard error"},
+    {{"list-backends", no_argument, NULL, OPT_LIST}, GS_VALUE_NONE, NULL, NULL,
+      "list the plugins found"},
+    {{"verbose", no_argument, NULL, 'v'}, GS_VALUE_NONE, NULL, NULL,
+      "more detail with --list-backends"},
+    {{"completion", required_argument, NULL, OPT_COMPLETION}, GS_VALUE_CHOICE, shell_names, "SHELL",
+      "print the shell's completion script"},
+    {{"help", no_argument, NULL, 'h'}, GS_VALUE_NONE, NULL, NULL, "print the usage"},
+    {{"version", no_argument, NULL, 'V'}, GS_VALUE_NONE, NULL, NULL, "print the version"},
 };
+#define OPTION_COUNT (sizeof option_table / sizeof *option_table)
+
+const gs_option_spec *gs_options_table(size_t *count)
+{
+    *count = OPTION_COUNT;
+    return option_table;
+}
+
+/* The value `text` names in `table`; -1 if none. */
+static int find_named(const gs_named_value *table, const char *text, int *value)
+{
+    for (; table->name; ++table)
+        if (strcmp(table->name, text) == 0) return *value = table->value, 0;
+    return -1;
+}
+
+/* "NAME takes a, b or c, not 'TEXT'" into err, from the names of `table`. */
+static gsmooth_status not_named(const char *option, const gs_named_value *table, const char *text,
+                                char *err, size_t err_size)
+{
+    char names[128] = "";
+    size_t used = 0;
+    for (const gs_named_value *v = table; v->name && used < sizeof names; ++v)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                 v == table ? "" : v[1].name ? ", " : " or ", v->name);
+    return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s takes %s, not '%s'", option, names, text);
+}
 
 /* The options that take a whole number: their range and the field they set. */
 typedef struct numeric_option {
@@ -158,7 +227,7 @@ void gs_options_print_help(FILE *to)
         "                         --files-from FILE, --files0-from FILE, --shard I/N,\n"
         "                         --skip-existing, --relative-to ROOT (keep the tree),\n"
         "                         --manifest FILE (one JSON line per input)\n"
-        "  --quiet, --time, -v/--verbose (with --list-backends)\n"
+        "  --quiet, --time, -v/--verbose (with --list-backends), --completion bash|zsh\n"
         "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
         "                         line every S seconds (default %g)\n"
         "\n"
@@ -211,10 +280,25 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
     const char *sigma = NULL;
     int integral_bare = 0; /* --integral without =MODE: a following "2d" was meant as its mode */
 
+    /* getopt_long's tables from option_table: the long options, and the short ones (each
+     * with a letter for its value; ':' first, so a missing value is told apart). */
+    struct option long_options[OPTION_COUNT + 1];
+    char short_options[2 * OPTION_COUNT + 2] = ":";
+    size_t shorts = 1;
+    for (size_t i = 0; i < OPTION_COUNT; ++i) {
+        long_options[i] = option_table[i].getopt;
+        if (option_table[i].getopt.val < 256) {
+            short_options[shorts++] = (char)option_table[i].getopt.val;
+            if (option_table[i].getopt.has_arg == required_argument) short_options[shorts++] = ':';
+        }
+    }
+    long_options[OPTION_COUNT] = (struct option){NULL, 0, NULL, 0};
+    short_options[shorts] = '\0';
+
     opterr = 0; /* we print our own one-line errors */
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":vo:hV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
         const numeric_option *numeric = find_numeric(c);
         if (numeric) {
             if (set_number(o, numeric, optarg, err, err_size) != GSMOOTH_OK) return GSMOOTH_ERR_USAGE;
@@ -222,32 +306,38 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             continue;
         }
         switch (c) {
-        case OPT_INTEGRAL:
+        case OPT_INTEGRAL: {
+            int kind = GSMOOTH_WORK_INTEGRAL_ROWS;
             integral_bare = !optarg;
-            if (!optarg || strcmp(optarg, "rows") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_ROWS;
-            else if (strcmp(optarg, "2d") == 0) o->file.kind = GSMOOTH_WORK_INTEGRAL_2D;
-            else
-                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
-                               "--integral takes 'rows' or '2d', not '%s'", optarg);
+            if (optarg && find_named(integral_names, optarg, &kind) != 0)
+                return not_named("--integral", integral_names, optarg, err, err_size);
+            o->file.kind = (gsmooth_work_kind)kind;
             break;
-        case OPT_AXIS:
-            if (strcmp(optarg, "x") == 0) o->file.axes = GSMOOTH_AXIS_X;
-            else if (strcmp(optarg, "y") == 0) o->file.axes = GSMOOTH_AXIS_Y;
-            else if (strcmp(optarg, "xy") == 0) o->file.axes = GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y;
-            else
-                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "--axis takes x, y or xy, not '%s'",
-                               optarg);
+        }
+        case OPT_AXIS: {
+            int axes;
+            if (find_named(axis_names, optarg, &axes) != 0)
+                return not_named("--axis", axis_names, optarg, err, err_size);
+            o->file.axes = (uint32_t)axes;
             break;
+        }
         case OPT_BACKEND: o->context.backend = optarg; break;
         case OPT_PLUGIN_DIR: o->context.plugin_dir = optarg; break;
-        case OPT_DEPTH:
-            if (strcmp(optarg, "keep") == 0) o->file.depth = 0;
-            else if (strcmp(optarg, "8") == 0) o->file.depth = 8;
-            else if (strcmp(optarg, "16") == 0) o->file.depth = 16;
-            else
-                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
-                               "--depth takes keep, 8 or 16, not '%s'", optarg);
+        case OPT_DEPTH: {
+            int depth;
+            if (find_named(depth_names, optarg, &depth) != 0)
+                return not_named("--depth", depth_names, optarg, err, err_size);
+            o->file.depth = (uint32_t)depth;
             break;
+        }
+        case OPT_COMPLETION: {
+            int shell;
+            if (find_named(shell_names, optarg, &shell) != 0)
+                return not_named("--completion", shell_names, optarg, err, err_size);
+            o->completion = (gs_shell)shell;
+            o->action = GS_ACTION_COMPLETION;
+            break;
+        }
         case OPT_PNG_LEVEL:
         case OPT_COMPRESSION:
             if (gsmooth_compression_parse(optarg, &o->file.compression, err, err_size) != GSMOOTH_OK) {
@@ -267,10 +357,8 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
             break;
         case OPT_TIME: o->time = 1; break;
         case OPT_LIST: o->action = GS_ACTION_LIST; break;
-        case 'h':
-        case OPT_HELP: o->action = GS_ACTION_HELP; break;
-        case 'V':
-        case OPT_VERSION: o->action = GS_ACTION_VERSION; break;
+        case 'h': o->action = GS_ACTION_HELP; break;
+        case 'V': o->action = GS_ACTION_VERSION; break;
         case OPT_SIGMA: sigma = optarg; break;
         case 'v': o->verbose = 1, verbose_given = 1; break;
         case 'o': o->out_dir = optarg; break;
@@ -304,7 +392,7 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
                            argv[optind - 1]);
         }
     }
-    static const char *const action_names[] = {"", "--help", "--version", "--list-backends"};
+    static const char *const action_names[] = {"", "--help", "--version", "--list-backends", "--completion"};
     if (o->action != GS_ACTION_RUN && optind < argc)
         return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "%s takes no arguments, not '%s'",
                            action_names[o->action], argv[optind]);

@@ -2,12 +2,48 @@
 #ifndef GS_OPTIONS_H
 #define GS_OPTIONS_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "gsmooth/gsmooth.h"
 
-typedef enum gs_action { GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST } gs_action;
+typedef enum gs_action {
+    GS_ACTION_RUN, GS_ACTION_HELP, GS_ACTION_VERSION, GS_ACTION_LIST, GS_ACTION_COMPLETION
+} gs_action;
+
+/* The shells --completion writes a script for. */
+typedef enum gs_shell { GS_SHELL_BASH = 1, GS_SHELL_ZSH } gs_shell;
+
+/* One name an option's value may be ("xy" for --axis). The parser and the completion
+ * scripts read the same tables, so a shell offers exactly the names the parser takes. */
+typedef struct gs_named_value {
+    const char *name;
+    int value; /* what the parser sets; 0 where the library reads the name */
+} gs_named_value;
+
+/* What a shell completes as an option's value. */
+typedef enum gs_value_kind {
+    GS_VALUE_NONE,   /* no value: the kind of an option with no_argument only */
+    GS_VALUE_CHOICE, /* one of `choices` */
+    GS_VALUE_NUMBER, /* a number: nothing to offer */
+    GS_VALUE_TEXT,   /* other text (--shard I/N): nothing to offer */
+    GS_VALUE_FILE,   /* a file name */
+    GS_VALUE_DIR,    /* a directory */
+    GS_VALUE_PLUGIN, /* one of `choices`, or a plugin's path (*.so) */
+} gs_value_kind;
+
+/* One option: getopt_long's entry (an option with a short form has its letter as the
+ * value) and what its value is. Every option with an argument states its kind: the
+ * completion scripts are made from this table, and refuse an option without one. */
+typedef struct gs_option_spec {
+    struct option getopt;
+    gs_value_kind value;
+    const gs_named_value *choices; /* GS_VALUE_CHOICE, GS_VALUE_PLUGIN: ends with {NULL} */
+    const char *metavar;           /* the value's name ("K", "DIR"), or NULL */
+    const char *about;             /* a few words, for shells that show them */
+} gs_option_spec;
 
 /* Most --threads: more CPU threads than this per file never helps row work. */
 #define GS_MAX_THREADS_OPTION 256u
@@ -48,7 +84,11 @@ typedef struct gs_options {
     unsigned list_count;
     uint32_t shard_index, shard_count; /* --shard I/N; 0/1 without it */
     const char *manifest;      /* --manifest FILE, or NULL */
+    gs_shell completion;       /* --completion SHELL */
 } gs_options;
+
+/* The options gs_options_parse takes: `*count` entries, in --help's order. */
+const gs_option_spec *gs_options_table(size_t *count);
 
 /* Parse argv (and GSMOOTH_BACKEND). GSMOOTH_ERR_USAGE with a one-line reason on any misuse. */
 gsmooth_status gs_options_parse(int argc, char **argv, gs_options *out, char *err, size_t err_size);

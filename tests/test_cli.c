@@ -119,6 +119,12 @@ START_TEST(help_and_version)
     ck_assert_ptr_nonnull(strstr(r.out, "Usage: gsmooth"));
     ck_assert_ptr_nonnull(strstr(r.out, "man gsmooth"));
     ck_assert_int_le(count_lines(r.out), 25);
+    for (const char *line = r.out; *line;) { /* and within 80 columns */
+        const char *end = strchr(line, '\n');
+        size_t width = end ? (size_t)(end - line) : strlen(line);
+        ck_assert_msg(width <= 80, "--help line of %zu columns: %.*s", width, (int)width, line);
+        line += width + (end != NULL);
+    }
     RUN(&r, "-V");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "gsmooth "));
@@ -272,6 +278,11 @@ START_TEST(every_usage_error_is_one_line_and_exit_2)
         {{"--version", "--bogus", NULL}, "--bogus"},
         {{"--help", "NOISE", NULL}, "--help takes no arguments"},
         {{"-v", "NOISE", "OUT", NULL}, "-v applies to --list-backends"},
+        /* --completion: a shell it has no script for, no shell, anything after it */
+        {{"--completion", "fish", NULL}, "--completion takes bash or zsh, not 'fish'"},
+        {{"--completion=", NULL}, "--completion takes bash or zsh, not ''"},
+        {{"--completion", NULL}, "option '--completion' needs a value"},
+        {{"--completion", "bash", "NOISE", NULL}, "--completion takes no arguments"},
         /* the integral's mode as a separate word */
         {{"--integral", "2d", "NOISE", "OUT.npy", NULL}, "--integral=2d"},
         /* --sigma: out of range, not a number, beside --iters or --integral */
