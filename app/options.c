@@ -231,7 +231,7 @@ void gs_options_print_help(FILE *to)
         "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
         "                         line every S seconds (default %g)\n"
         "\n"
-        "Reads PNG, JPEG, TIFF, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': standard input);\n"
+        "Reads PNG, JPEG, TIFF, WebP, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': stdin);\n"
         "colour becomes gray (BT.601). Writes by extension .png .pgm .tif .bmp .tga .jpg,\n"
         "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
         "Exit 0: done, 1: failed at run time, 2: usage error. More: man gsmooth.\n",

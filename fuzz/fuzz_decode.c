@@ -1,5 +1,5 @@
 /* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER). */
-/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga. The decoder
+/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp. The decoder
  * is called directly whatever the input's magic bytes (pngfast: a PNG it takes), so
  * coverage can be read per format; every row is read and every sample used. */
 
@@ -51,6 +51,7 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
 #define GS_DECODER_gif 7
 #define GS_DECODER_bmp 8
 #define GS_DECODER_tga 9
+#define GS_DECODER_webp 10
 #define GS_DECODER_ID(name) GS_DECODER_ID_(name)
 #define GS_DECODER_ID_(name) GS_DECODER_##name
 #if GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_png
@@ -76,8 +77,13 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     return gs_read_bmp_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_tga
     return gs_read_tga_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_webp
+    /* What reader.c checks before choosing it: RIFF, a size, "WEBP". */
+    if (reader->head_len < 12 || memcmp(reader->head, "RIFF", 4) != 0 || memcmp(reader->head + 8, "WEBP", 4) != 0)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "not a WebP");
+    return gs_read_webp_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #else
-#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp or tga"
+#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga or webp"
 #endif
 }
 

@@ -79,6 +79,10 @@ palette.save(os.path.join(seeds, "seed_palette.bmp"))
 palette.save(os.path.join(seeds, "seed_palette_rle.tga"), compression="tga_rle")
 save("seed_rgba.png", rgba, "PNG")
 save("seed_rgb.gif", rgb, "GIF")
+save("seed_lossy.webp", rgb, "WEBP", quality=60)
+save("seed_lossless.webp", rgb, "WEBP", lossless=True)
+save("seed_alpha.webp", rgba, "WEBP", quality=60)
+save("seed_alpha_lossless.webp", rgba, "WEBP", lossless=True)
 Image.fromarray(gray > 127).save(os.path.join(seeds, "seed_1bit.png"))
 with open(os.path.join(seeds, "seed_16bit.pgm"), "wb") as f:  # PIL cannot write 16-bit PNM
     f.write(b"P5\n%d %d\n65535\n" % (gray.shape[1], gray.shape[0]) +

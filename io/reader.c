@@ -59,11 +59,10 @@ static const struct {
     {"heis", "HEIC"}, {"hevc", "HEIC"}, {"hevx", "HEIC"}, {"mif1", "HEIF"}, {"msf1", "HEIF"},
 };
 
-/* WebP is RIFF, a size, then "WEBP"; the rest by the tables above. NULL: none of them. */
+/* The formats of the tables above, by their signatures. NULL: none of them. */
 static const char *refused_format(const gs_reader *reader)
 {
     const unsigned char *h = reader->head;
-    if (reader->head_len >= 12 && memcmp(h, "RIFF", 4) == 0 && memcmp(h + 8, "WEBP", 4) == 0) return "WebP";
     if (reader->head_len >= 12 && memcmp(h + 4, "ftyp", 4) == 0)
         for (size_t i = 0; i < sizeof refused_brands / sizeof refused_brands[0]; i++)
             if (memcmp(h + 8, refused_brands[i].brand, 4) == 0) return refused_brands[i].name;
@@ -122,6 +121,9 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
         return gs_read_tiff_open(reader, max_pixels, err, err_size);
     if (head_starts(reader, "GIF87a", 6) || head_starts(reader, "GIF89a", 6))
         return gs_read_gif_open(reader, max_pixels, err, err_size);
+    /* WebP is RIFF, a size, then "WEBP". */
+    if (reader->head_len >= 12 && head_starts(reader, "RIFF", 4) && memcmp(reader->head + 8, "WEBP", 4) == 0)
+        return gs_read_webp_open(reader, max_pixels, err, err_size);
 
     if (reader->head_len >= 3 && reader->head[0] == 'P' && gs_pnm_space(reader->head[2])) {
         char kind = (char)reader->head[1];

@@ -6,7 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 # Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libisal-dev
 # is ISA-L, for the fast PNG reader and writer; libtiff-dev is libtiff 4.5 or later, for
-# TIFF; libgif-dev is giflib, for GIF; libstb-dev gives the stb headers, compiled in);
+# TIFF; libgif-dev is giflib, for GIF; libwebp-dev is libwebp, for WebP; libstb-dev gives
+# the stb headers, compiled in);
 # python3-numpy and python3-pil serve the golden cross-check and the Python module,
 # python3-tifffile the TIFF tests (an independent TIFF writer), libtiff-tools (tiffcp,
 # tiffcrop) the external corpora's TIFF reference for codecs tifffile leaves to
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 # JPEG and BMP, and with libvips-tools writes PNGs as those programs do for the PNG
 # conformance test; python3-pytest the Python module's tests; zsh and bash-completion the
 # completion tests (zsh's is skipped without it; bash's also runs without bash-completion).
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev libwebp-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

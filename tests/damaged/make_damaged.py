@@ -242,6 +242,8 @@ def bases(rng):
         ("rgb.ppm", pil_bytes(rgb, "PPM"), False),
         ("gray.gif", pil_bytes(gray, "GIF"), False),
         ("gray.tga", pil_bytes(gray, "TGA"), False),
+        ("rgb.webp", pil_bytes(rgb, "WEBP", quality=80), False),
+        ("rgb_lossless.webp", pil_bytes(rgb, "WEBP", lossless=True), False),
         ("rgb.psd", psd(rgb, PSD_MODE_RGB), False),
         ("rgb.hdr", hdr_rgbe(noise(rng, 6, 7, 3)), False),
     ]
@@ -264,7 +266,8 @@ def bases(rng):
     return out
 
 
-TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif")
+TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif",
+                     ".webp")
 
 # Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
 # (12 bytes), GIF's trailer byte and the image data's terminator before it (PIL reads a GIF

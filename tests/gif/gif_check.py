@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "external"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import imagegen  # noqa: E402
 from check_external import pil_gray  # noqa: E402  the corpus check's PIL reading (first frame)
-from image_files import read_pgm  # noqa: E402
+from image_files import differs, read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
 failures = []
@@ -45,16 +45,6 @@ def check(case, ok, detail=""):
         passed += 1
     else:
         failures.append(f"{case}: {detail}")
-
-
-def differs(got, want):
-    if got.shape != want.shape:
-        return f"shape {got.shape}, want {want.shape}"
-    diff = np.argwhere(got != want)
-    if len(diff) == 0:
-        return ""
-    y, x = diff[0]
-    return f"{len(diff)} samples differ, first at row {y} column {x}: got {got[y, x]}, want {want[y, x]}"
 
 
 # ---- GIF blocks: enough of the format to take PIL's files apart and put them together ----

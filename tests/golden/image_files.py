@@ -44,3 +44,15 @@ def read_output(path):
     im = Image.open(path)
     bits = 16 if im.mode.startswith("I") else 8
     return np.asarray(im).astype(np.int64), (1 << bits) - 1
+
+
+def differs(got, want):
+    """'' when the two sample arrays are equal, else how they differ (shape, or the count and
+    the first differing sample)."""
+    if got.shape != want.shape:
+        return f"shape {got.shape}, want {want.shape}"
+    bad = np.argwhere(got != want)
+    if len(bad) == 0:
+        return ""
+    y, x = bad[0]
+    return f"{len(bad)} samples differ, first at row {y} column {x}: got {got[y, x]}, want {want[y, x]}"

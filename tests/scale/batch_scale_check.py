@@ -277,9 +277,12 @@ def main():
                   f"usage error {args} {env}: exit {r.returncode}, {r.stderr!r}")
         with open("nul.txt", "wb") as f:
             f.write(b"in/g01.png\nin/g0\x002.png\n")
+        with open("plainfile", "wb") as f:  # a manifest's directory that cannot be made
+            f.write(b"x")
         for args, needle in [(["-o", "out", "--files-from", "missing.txt"], b"missing.txt"),
                              (["-o", "out", "--files-from", "nul.txt"], b"line 2"),
-                             (["-o", "out", "--manifest", "nodir/m.jsonl", "in/g01.png"], b"nodir/m.jsonl")]:
+                             (["-o", "out", "--manifest", "plainfile/m.jsonl", "in/g01.png"],
+                              b"plainfile: exists and is not a directory")]:
             r = run(args)
             check(r.returncode == 1 and r.stderr.count(b"\n") == 1 and needle in r.stderr,
                   f"run-time error {args}: exit {r.returncode}, {r.stderr!r}")
