@@ -387,9 +387,18 @@ gsmooth_status gs_options_parse(int argc, char **argv, gs_options *o, char *err,
         case ':':
             return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "option '%s' needs a value",
                            argv[optind - 1]);
-        default:
-            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "unknown option '%s'",
-                           argv[optind - 1]);
+        default: {
+            /* getopt_long takes a unique prefix; one that starts two names gets here too. */
+            const char *typed = argv[optind - 1];
+            size_t len = strncmp(typed, "--", 2) == 0 ? strcspn(typed + 2, "=") : 0;
+            unsigned starts = 0;
+            for (size_t i = 0; len && i < OPTION_COUNT; ++i)
+                starts += strncmp(option_table[i].getopt.name, typed + 2, len) == 0;
+            if (starts > 1)
+                return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE,
+                                   "ambiguous option '%s' (it starts %u option names)", typed, starts);
+            return gs_app_fail(err, err_size, GSMOOTH_ERR_USAGE, "unknown option '%s'", typed);
+        }
         }
     }
     static const char *const action_names[] = {"", "--help", "--version", "--list-backends", "--completion"};

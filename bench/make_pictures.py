@@ -127,9 +127,10 @@ def e2e_plot(log):
     if not groups:
         sys.exit(f"make_pictures.py: no e2e table rows in {log}")
     date = re.search(r"(\d{4}-\d{2}-\d{2})", os.path.basename(log))
-    fig, axes = plt.subplots(len(groups), 1, sharex=True, dpi=110,
+    fig, axes = plt.subplots(len(groups), 1, sharex=True, dpi=110, squeeze=False,
                              figsize=(7.5, 1.0 + 0.42 * sum(len(r) for r in groups.values())),
                              gridspec_kw={"height_ratios": [len(r) for r in groups.values()]})
+    axes = axes[:, 0]
     for ax, (label, rows) in zip(axes, groups.items()):
         names = [re.sub(r" \(.*\)$", "", tool) for tool, _ in rows]
         secs = [t for _, t in rows]

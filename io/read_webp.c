@@ -14,7 +14,7 @@
 #define WEBP_HEADER_BYTES 64
 /* What the file may hold beyond the coded pixels (ICC profile, EXIF, XMP), on top of 5
  * bytes a pixel, more than a lossless image of noise needs: a larger declared size is
- * refused before it is read, so a hostile header cannot make gsmooth hold gigabytes. */
+ * refused before it is read. */
 #define WEBP_METADATA_ALLOWANCE ((uint64_t)16 << 20)
 
 typedef struct webp_state {
@@ -116,13 +116,17 @@ gs_status gs_read_webp_open(gs_reader *reader, uint64_t max_pixels, char *err, s
                      (unsigned long long)file_size, width, height);
         goto cleanup;
     }
-    uint8_t *all = realloc(data, (size_t)total);
-    if (!all) {
-        rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-        goto cleanup;
+    /* The buffer grows as the data arrives, so a short file that claims much holds little. */
+    for (size_t room = first; have < total;) {
+        room = room * 2 < total ? room * 2 : (size_t)total;
+        uint8_t *grown = realloc(data, room);
+        if (!grown) {
+            rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        data = grown;
+        if ((rc = read_more(reader, data, &have, room - have, err, err_size)) != GS_OK) goto cleanup;
     }
-    data = all;
-    if ((rc = read_more(reader, data, &have, (size_t)total - have, err, err_size)) != GS_OK) goto cleanup;
 
     img = calloc(1, sizeof *img);
     if (!img) {

@@ -316,11 +316,13 @@ static void fail_all(batch *b, const char *why)
     for (uint32_t k = 0; k < b->result.files; ++k) {
         gsmooth_file_result r;
         gs_file_result_of(NULL, NULL, &r);
+        const uint32_t j = gs_shard_position(req->shard, k);
         gsmooth_file_outcome o = {.struct_size = sizeof o,
-                                  .input = gs_input_list_at(req->inputs, gs_shard_position(req->shard, k)),
+                                  .input = gs_input_list_at(req->inputs, j),
                                   .status = GSMOOTH_FILE_FAILED,
                                   .error = why,
-                                  .result = &r};
+                                  .result = &r,
+                                  .position = j};
         if (b->events->finished) b->events->finished(b->events->user, &o);
     }
     b->result.failed = b->result.files;

@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.."
 # tiffcrop) the external corpora's TIFF reference for codecs tifffile leaves to
 # imagecodecs, python3-opencv the corpora's reference for PNG (libpng) and a second one for
 # JPEG and BMP, and with libvips-tools writes PNGs as those programs do for the PNG
-# conformance test; python3-pytest the Python module's tests; zsh and bash-completion the
+# conformance test; python3-pytest the Python module's tests, python3-dask, -distributed
+# and -zarr those of gsmooth.dask; zsh and bash-completion the
 # completion tests (zsh's is skipped without it; bash's also runs without bash-completion).
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev libwebp-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev libwebp-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-dask python3-distributed python3-zarr python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -15,8 +15,17 @@ import sys
 import tempfile
 
 SOURCE, BUILD, LIBRARY = (os.path.abspath(p) for p in sys.argv[1:4])
-# The paths the Plugins block writes, as written there.
-PLUGIN_BLOCK_PATHS = ["/tmp/gs", "/tmp/example", "/tmp/rows.npy"]
+# The fixed paths the Plugins and Python blocks write, as written there: removed before
+# and after.
+FIXED_PATHS = ["/tmp/gs", "/tmp/example", "/tmp/rows.npy", "/tmp/smooth.png", "/tmp/out"]
+
+
+def remove_fixed_paths():
+    for p in FIXED_PATHS:
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p)
+        elif os.path.lexists(p):
+            os.remove(p)
 
 
 def blocks(text):
@@ -105,12 +114,11 @@ def main():
                 sys.exit("FAIL: the manifest should hold 2 done, then 2 skipped:\n" + "\n".join(records))
             ran += 1
         elif info == "":
-            for p in PLUGIN_BLOCK_PATHS:
-                shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else \
-                    (os.path.exists(p) and os.remove(p))
+            remove_fixed_paths()
             run(f"{heading}: shell block", ["bash", "-e", "-o", "pipefail", "-c", body], clone, env)
             ran += 1
         elif info == "python":
+            remove_fixed_paths()
             run(f"{heading}: Python block", ["/usr/bin/python3", "-c", body], clone, env)
             ran += 1
         else:
@@ -123,6 +131,7 @@ def main():
     run("samples/README", ["bash", "-e", "-c", "\n".join(sample_lines)], clone, env)
     ran += 1
     shutil.rmtree(work)
+    remove_fixed_paths()
     print(f"readme_commands: {ran} blocks ran as written")
 
 

@@ -224,6 +224,13 @@ START_TEST(usage_errors_exit_2)
     RUN(&r, "--bogus", input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 2);
     assert_one_line_error(&r, "--bogus");
+    /* A prefix of two names is ambiguous, and says so; one of one name is that option. */
+    RUN(&r, "--comp=6", input("noise.png"), tmp("o.png"));
+    ck_assert_int_eq(r.code, 2);
+    assert_one_line_error(&r, "ambiguous option '--comp=6' (it starts 2 option names)");
+    RUN(&r, "--quiet", "--compr=6", tmp("missing.png"), tmp("o.png"));
+    ck_assert_int_eq(r.code, 1); /* parsed: the run-time error of the missing input */
+    assert_one_line_error(&r, "missing.png: cannot open");
     RUN(&r, "--iters", "100001", input("noise.png"), tmp("o.png"));
     ck_assert_int_eq(r.code, 2);
     assert_one_line_error(&r, "--iters");

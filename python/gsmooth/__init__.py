@@ -460,17 +460,21 @@ class Outcome:
     ms: float
 
 
+def _c_path(name, path):
+    """`path` as the bytes of a C string; a NUL byte, where it would end, is refused."""
+    b = os.fsencode(path)
+    if b"\0" in b:
+        raise ValueError(f"{name}: embedded null byte")
+    return b
+
+
 def _input_paths(inputs):
     """`inputs` as a list of the caller's items and a list of their bytes. A NUL byte is
     refused here: the library takes C strings, which would end at it."""
     if isinstance(inputs, (str, bytes, os.PathLike)):
         raise TypeError("inputs takes an iterable of paths, not one path")
     given = list(inputs)
-    encoded = [os.fsencode(p) for p in given]
-    for i, b in enumerate(encoded):
-        if b"\0" in b:
-            raise ValueError(f"inputs[{i}]: embedded null byte")
-    return given, encoded
+    return given, [_c_path(f"inputs[{i}]", p) for i, p in enumerate(given)]
 
 
 def _shard(shard):
@@ -522,10 +526,10 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
     bo = _n.BatchOptions()
     _n.lib.gsmooth_batch_options_init(ctypes.byref(bo))
     bo.file = ctypes.pointer(opts)
-    bo.out_dir = os.fsencode(out_dir)
+    bo.out_dir = _c_path("out_dir", out_dir)
     bo.jobs = 0 if jobs is None else _whole_number("jobs", jobs, 1, _n.MAX_JOBS)
     bo.shard_index, bo.shard_count = _shard(shard)
-    bo.relative_to = None if relative_to is None else os.fsencode(relative_to)
+    bo.relative_to = None if relative_to is None else _c_path("relative_to", relative_to)
     ctx = _context(backend)
 
     raised, finished = [], []

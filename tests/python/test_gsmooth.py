@@ -747,7 +747,20 @@ def test_batch_refusals_raise_before_any_file(tmp_path):
         gsmooth.batch(pgms, tmp_path / "out", relative_to="")
     with pytest.raises(ValueError, match="embedded null byte"):
         gsmooth.batch(["a\0b.png"], tmp_path / "out")
+    for where in ({"out_dir": tmp_path / "o\0x"}, {"relative_to": "in\0x"}):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            gsmooth.batch(pgms, **{"out_dir": tmp_path / "out", **where})
     with pytest.raises(TypeError, match="not one path"):
         gsmooth.batch(str(pgms[0]), tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert gsmooth.batch([], tmp_path / "empty") == []
+
+
+def test_batch_failed_before_any_file_keeps_positions(tmp_path):
+    # A root too long for any path: every input fails with one cause, before any is read,
+    # each outcome still at its own position.
+    pgms = pgm_inputs(tmp_path, [(10, 20), (11, 21), (12, 22)])
+    done = gsmooth.batch(pgms, tmp_path / "out", relative_to="/" + "a" * 5000)
+    assert [o.input for o in done] == pgms
+    assert [o.status for o in done] == ["failed"] * 3
+    assert all(o.error and o.error == done[0].error for o in done)
