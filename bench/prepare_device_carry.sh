@@ -38,6 +38,13 @@ if [ ! -d "$dest/python/pytest" ]; then
     mkdir -p "$dest/python"
     python3 -m pip install -q --target "$dest/python" pytest
 fi
+# dask, distributed and dask-image for gsmooth.dask's tests and bench/dask_bench.py there
+# (wheels for its Python 3.12; the image holds numpy, CuPy, SciPy and the rest they need).
+if [ ! -d "$dest/python/dask" ]; then
+    python3 -m pip install -q --target "$dest/python" --no-deps --only-binary=:all: \
+        --python-version 3.12 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
+        dask distributed tornado tblib zict locket partd dask-image
+fi
 du -sh "$dest"
 # pkg-config files relative to themselves, so a CMake configure there finds them
 # (bench/run_gpu.sh sets PKG_CONFIG_PATH=.device/pkgconfig).

@@ -8,7 +8,8 @@
 # bench/prepare_device_carry.sh. If the carried binaries cannot run there, it rebuilds the
 # CUDA targets in /tmp. Logs: $OUT/env.log, tests.log, sanitizers.log, bench.log,
 # anchors.tsv. Budget: about 8 minutes in all; every step has its own timeout.
-# STEPS=env,tests,cpu,bench,sanitize,scale,e2e,python (default all but scale) picks steps.
+# STEPS=env,tests,cpu,bench,sanitize,scale,e2e,python,dask (default all but scale, dask)
+# picks steps.
 # python: the Python module's tests on torch CUDA tensors and its bench (after bench, whose
 # log gives the kernel times it is compared with).
 set -u
@@ -166,6 +167,12 @@ if want python; then
         PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
             timeout 100 python3 bench/python_overhead.py || status=1
     } 2>&1 | tee "$OUT/python.log"
+fi
+
+# ---- 8. gsmooth.dask beside dask-image on every core of this host (bench/dask_bench.py) ----
+if want dask; then
+    PYTHONPATH="$ROOT/python:$PYTHONPATH" timeout 400 python3 bench/dask_bench.py "$BUILD" 16384 1024 \
+        2>&1 | tee "$OUT/dask.log" || status=1
 fi
 
 echo "run_gpu.sh: status $status"

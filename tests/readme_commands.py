@@ -17,7 +17,8 @@ import tempfile
 SOURCE, BUILD, LIBRARY = (os.path.abspath(p) for p in sys.argv[1:4])
 # The fixed paths the Plugins and Python blocks write, as written there: removed before
 # and after.
-FIXED_PATHS = ["/tmp/gs", "/tmp/example", "/tmp/rows.npy", "/tmp/smooth.png", "/tmp/out"]
+FIXED_PATHS = ["/tmp/gs", "/tmp/example", "/tmp/rows.npy", "/tmp/smooth.png", "/tmp/out",
+               "/tmp/smoothed"]
 
 
 def remove_fixed_paths():

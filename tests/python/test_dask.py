@@ -121,3 +121,22 @@ def test_zarr_in_and_out(tmp_path):
     out = str(tmp_path / "out.zarr")
     gd.smooth(da.from_zarr(str(tmp_path / "in.zarr")), 9, "xy").to_zarr(out)
     assert np.array_equal(zarr.open(out, mode="r")[:], gsmooth.smooth(a, 9, "xy"))
+
+
+def test_cupy_chunks_on_the_gpu():
+    cp = pytest.importorskip("cupy", reason="skipped: no CUDA device (CuPy is not installed)")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("skipped: no CUDA device")
+    except cp.cuda.runtime.CUDARuntimeError:
+        pytest.skip("skipped: no CUDA device")
+    a = image(16, (300, 400))
+    x = da.from_array(cp.asarray(a), chunks=(64, 96), asarray=False)
+    for axis in ("x", "y", "xy"):
+        got = gd.smooth(x, 7, axis).compute(scheduler="threads")
+        assert isinstance(got, cp.ndarray), type(got)
+        assert np.array_equal(cp.asnumpy(got), gsmooth.smooth(a, 7, axis)), axis
+    for mode in ("rows", "2d"):
+        got = gd.integral(x, mode).compute(scheduler="threads")
+        assert isinstance(got, cp.ndarray), type(got)
+        assert np.array_equal(cp.asnumpy(got), gsmooth.integral(a, mode)), mode

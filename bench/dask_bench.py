@@ -1,0 +1,105 @@
+"""dask_bench.py: gsmooth.dask beside dask-image and map_overlap of SciPy, on one LocalCluster, in the same run.
+
+usage: /opt/gsmooth-bench-venv/bin/python bench/dask_bench.py BUILD_DIR [SIZE [CHUNK [WORKERS]]]
+  (bench/install_anchors.sh makes that environment: Debian's dask, distributed and scipy,
+  dask-image from PyPI; defaults 16384, 1024, the CPUs this process may use)
+
+One uint8 array, SIZE^2 in CHUNK^2 chunks, made and kept on the workers. Three ways to
+smooth its rows with K=3 passes of a 3-wide mean:
+  - gsmooth.dask.smooth(x, 3): the exact iterated mean, each chunk borrowing 3 columns;
+  - dask_image.ndfilters.uniform_filter(size=(1, 3)) applied 3 times (its boundary: reflect);
+  - map_overlap of scipy.ndimage.uniform_filter1d(size=3) x3, depth 3 along the rows.
+The two anchors round to integers on every pass, so their pixels are not gsmooth's; the
+work is the same shape. Each is timed (median of RUNS, default 5) on a fresh cluster each run, after one
+small warm-up on every worker, so that the workers' peak RSS above what the kept input
+holds belongs to that tool's work alone; each result is summed on the workers, chunk by
+chunk, rather than kept. Ratios compare figures of this run.
+"""
+import os
+import resource
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+
+def peak_rss_bytes():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    build = os.path.abspath(sys.argv[1])
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
+    chunk = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
+    workers = int(sys.argv[4]) if len(sys.argv) > 4 else len(os.sched_getaffinity(0))
+    runs = int(os.environ.get("RUNS", "5"))
+    os.environ["GSMOOTH_LIBRARY"] = os.path.join(build, "lib", "libgsmooth.so")
+    os.environ["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + os.environ.get("PYTHONPATH", "")
+
+    import dask
+    import dask.array as da
+    import distributed
+    import numpy as np
+    import scipy.ndimage as ndi
+    from dask_image import ndfilters
+
+    import gsmooth.dask as gd
+
+    def scipy_x3(b):
+        for _ in range(3):
+            b = ndi.uniform_filter1d(b, 3, axis=1)
+        return b
+
+    def dask_image_x3(x):
+        for _ in range(3):
+            x = ndfilters.uniform_filter(x, size=(1, 3))
+        return x
+
+    tools = [
+        ("gsmooth.dask.smooth K=3", lambda x: gd.smooth(x, 3, "x")),
+        ("dask-image uniform_filter(1x3) x3", dask_image_x3),
+        ("map_overlap(scipy uniform_filter1d) x3",
+         lambda x: x.map_overlap(scipy_x3, depth={0: 0, 1: 3}, boundary="reflect", dtype=x.dtype)),
+    ]
+    print(f"dask_bench: {size}^2 uint8 in {chunk}^2 chunks, {workers} worker processes x 1 thread, "
+          f"dask {dask.__version__}, distributed {distributed.__version__}, medians of {runs}")
+    halo_task = chunk * (chunk + 2 * 3)  # bytes of one chunk and its borrowed columns
+    results = []
+    for name, make in tools:
+        times, peaks = [], []
+        for _ in range(runs):
+            # A fresh cluster each run: the workers' peak RSS then belongs to this tool.
+            with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                          host="127.0.0.1", dashboard_address=None, silence_logs=40,
+                                          memory_limit=0) as cluster, distributed.Client(cluster) as client:
+                x = client.persist(da.random.RandomState(1).randint(0, 256, (size, size), chunks=chunk,
+                                                                     dtype=np.uint8))
+                distributed.wait(x)
+                # Each worker runs the tool once on a small array first: libraries loaded,
+                # pools made, so what follows is the work's own memory.
+                small = da.zeros((64, 2 * 64), dtype=np.uint8, chunks=64)
+                client.run(lambda: make(small).sum().compute(scheduler="sync"))
+                before = client.run(peak_rss_bytes)
+                t0 = time.perf_counter()
+                # Reduced on the workers: each output chunk is summed and dropped, so the peak
+                # is the tasks' working memory, not a store of the result.
+                checksum = int(make(x).sum(dtype=np.uint64).compute())
+                times.append(time.perf_counter() - t0)
+                after = client.run(peak_rss_bytes)
+                peaks.append(max(after[w] - before[w] for w in after))
+        results.append((name, statistics.median(times), statistics.median(peaks), checksum))
+    g_time, g_peak = results[0][1], results[0][2]
+    print("| tool | wall time | peak worker RSS above the kept input | time / gsmooth's | sum of the result |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, t, p, total in results:
+        print(f"| {name} | {t:.3f} s | {p / 2**20:.1f} MiB | {t / g_time:.2f} | {total} |")
+    print(f"chunk plus halo: {halo_task / 2**20:.2f} MiB; gsmooth's peak above the kept input: "
+          f"{g_peak / halo_task:.2f}x that")
+
+
+if __name__ == "__main__":
+    main()
