@@ -13,10 +13,10 @@ The two anchors round to integers on every pass, so their pixels are not gsmooth
 work is the same shape. Each is timed (median of RUNS, default 5) on a fresh cluster each run, after one
 small warm-up on every worker, so that the workers' peak RSS above what the kept input
 holds belongs to that tool's work alone; each result is summed on the workers, chunk by
-chunk, rather than kept. Ratios compare figures of this run.
+chunk, rather than kept. Each is also timed in this process on dask's threaded scheduler
+(no transfers between processes). Ratios compare figures of this run.
 """
 import os
-import resource
 import statistics
 import sys
 import time
@@ -25,8 +25,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 
-def peak_rss_bytes():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def _status_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def start_peak():
+    """Reset this process's peak RSS (Linux: 5 into clear_refs) and give its RSS now."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status_kib("VmRSS") * 1024
+
+
+def peak_since():
+    return _status_kib("VmHWM") * 1024
 
 
 def main():
@@ -68,8 +83,20 @@ def main():
     print(f"dask_bench: {size}^2 uint8 in {chunk}^2 chunks, {workers} worker processes x 1 thread, "
           f"dask {dask.__version__}, distributed {distributed.__version__}, medians of {runs}")
     halo_task = chunk * (chunk + 2 * 3)  # bytes of one chunk and its borrowed columns
+    # glibc keeps freed 1 MiB blocks once its mmap threshold has grown past them, and the
+    # peak RSS would then count the allocator's hoard: a fixed threshold (read by each worker
+    # at its start) returns them, for every tool alike.
+    os.environ["MALLOC_MMAP_THRESHOLD_"] = "65536"
+    local = da.random.RandomState(1).randint(0, 256, (size, size), chunks=chunk,
+                                             dtype=np.uint8).persist(scheduler="threads")
     results = []
     for name, make in tools:
+        # In this process on `workers` threads: dask's threaded scheduler, no transfers.
+        threaded = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            make(local).sum(dtype=np.uint64).compute(scheduler="threads", num_workers=workers)
+            threaded.append(time.perf_counter() - t0)
         times, peaks = [], []
         for _ in range(runs):
             # A fresh cluster each run: the workers' peak RSS then belongs to this tool.
@@ -83,20 +110,23 @@ def main():
                 # pools made, so what follows is the work's own memory.
                 small = da.zeros((64, 2 * 64), dtype=np.uint8, chunks=64)
                 client.run(lambda: make(small).sum().compute(scheduler="sync"))
-                before = client.run(peak_rss_bytes)
+                before = client.run(start_peak)
                 t0 = time.perf_counter()
                 # Reduced on the workers: each output chunk is summed and dropped, so the peak
                 # is the tasks' working memory, not a store of the result.
                 checksum = int(make(x).sum(dtype=np.uint64).compute())
                 times.append(time.perf_counter() - t0)
-                after = client.run(peak_rss_bytes)
+                after = client.run(peak_since)
                 peaks.append(max(after[w] - before[w] for w in after))
-        results.append((name, statistics.median(times), statistics.median(peaks), checksum))
-    g_time, g_peak = results[0][1], results[0][2]
-    print("| tool | wall time | peak worker RSS above the kept input | time / gsmooth's | sum of the result |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, t, p, total in results:
-        print(f"| {name} | {t:.3f} s | {p / 2**20:.1f} MiB | {t / g_time:.2f} | {total} |")
+        results.append((name, statistics.median(times), statistics.median(peaks), checksum,
+                        statistics.median(threaded)))
+    g_time, g_peak, g_threaded = results[0][1], results[0][2], results[0][4]
+    print("| tool | LocalCluster wall time | / gsmooth's | threaded scheduler | / gsmooth's "
+          "| peak worker RSS above the kept input | sum of the result |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, t, p, total, tt in results:
+        print(f"| {name} | {t:.3f} s | {t / g_time:.2f} | {tt:.3f} s | {tt / g_threaded:.2f} "
+              f"| {p / 2**20:.1f} MiB | {total} |")
     print(f"chunk plus halo: {halo_task / 2**20:.2f} MiB; gsmooth's peak above the kept input: "
           f"{g_peak / halo_task:.2f}x that")
 
