@@ -10,6 +10,7 @@
 
 #include "cpu_kernels.h"
 #include "int_sums.h"
+#include "parallel.h"
 #include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "reference.h"
 #include "stencil_math.h"
@@ -609,8 +610,26 @@ START_TEST(integral_2d_wide_totals)
 }
 END_TEST
 
+/* A small image runs on the calling thread alone; work earns threads up to those asked. */
+START_TEST(threads_earned_by_work)
+{
+    const uint64_t saved = gs_work_per_thread;
+    gs_work_per_thread = GS_WORK_PER_THREAD;
+    ck_assert_uint_eq(gs_threads_for(8, 0), 1);
+    ck_assert_uint_eq(gs_threads_for(8, 4 * 4 * 3), 1);
+    ck_assert_uint_eq(gs_threads_for(8, 2 * (uint64_t)GS_WORK_PER_THREAD - 1), 1);
+    ck_assert_uint_eq(gs_threads_for(8, 2 * (uint64_t)GS_WORK_PER_THREAD), 2);
+    ck_assert_uint_eq(gs_threads_for(8, UINT64_MAX), 8);
+    ck_assert_uint_eq(gs_threads_for(0, UINT64_MAX), 1);
+    gs_work_per_thread = saved;
+}
+END_TEST
+
 int main(void)
 {
+    /* Every thread count asked for, even on the small images here: their seams between
+     * workers are what the thread counts test. */
+    gs_work_per_thread = 1;
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("cpu-vs-reference");
     tcase_set_timeout(tc, 120);
@@ -640,6 +659,7 @@ int main(void)
     tcase_add_test(tc, integral_rows_streamed_match_reference);
     tcase_add_test(tc, workspace_buffers_share_no_line);
     tcase_add_test(tc, integral_2d_wide_totals);
+    tcase_add_test(tc, threads_earned_by_work);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -161,6 +161,7 @@ static int smooth_rows(const gs_rows *strip, uint32_t iters, float *float_dst,
 {
     const long width = strip->width;
     if (threads == 0) threads = gs_cpu_count();
+    threads = gs_threads_for(threads, (uint64_t)width * strip->rows * (iters ? iters : 1u));
     /* A row that fits one chunk with its halo is done whole: no halo work at all. */
     long chunk = width <= (long)GS_CPU_CHUNK + 2L * iters ? width : (long)GS_CPU_CHUNK;
     if (chunk < 2L * (long)iters && chunk < width) chunk = 2L * (long)iters; /* bound halo overhead */

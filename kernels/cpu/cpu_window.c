@@ -172,6 +172,8 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
     if (!isa) isa = gs_cpu_isa_best();
     if (threads == 0) threads = gs_cpu_count();
     const long window_rows = (long)above + window->rows + below;
+    threads = gs_threads_for(threads, (uint64_t)window->width * (uint64_t)window_rows *
+                                          (iters ? iters : 1u) * ((axes & AXIS_X) ? 2u : 1u));
     if (!(axes & AXIS_Y)) { /* rows alone need no halo */
         gs_rows inner = *window;
         inner.src = (const uint8_t *)window->src + (size_t)above * window->src_stride;

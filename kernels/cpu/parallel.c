@@ -66,6 +66,15 @@ static void *worker_main(void *p)
 
 unsigned gs_cpu_count(void) { return gs_usable_cpus(); }
 
+uint64_t gs_work_per_thread = GS_WORK_PER_THREAD;
+
+unsigned gs_threads_for(unsigned threads, uint64_t work)
+{
+    const uint64_t worth = work / (gs_work_per_thread ? gs_work_per_thread : 1);
+    if (worth < threads) threads = (unsigned)worth;
+    return threads > 0 ? threads : 1;
+}
+
 int gs_parallel_for(unsigned threads, size_t items, gs_parallel_fn fn, void *ctx)
 {
     job j = {.fn = fn, .ctx = ctx, .items = items};

@@ -3,6 +3,7 @@
 #define GS_PARALLEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Body for one work item; returns 0, or nonzero to report failure. */
 typedef int (*gs_parallel_fn)(void *ctx, size_t item, unsigned worker);
@@ -13,6 +14,18 @@ typedef int (*gs_parallel_fn)(void *ctx, size_t item, unsigned worker);
  * consecutive items, shrinking toward the end (guided). Returns 0, or the first
  * nonzero value an item returned. */
 int gs_parallel_for(unsigned threads, size_t items, gs_parallel_fn fn, void *ctx);
+
+/* Work, in sample-passes (one sample through one pass, or one sample of a scan), that
+ * earns one more thread: starting and joining a thread costs about what a thread does
+ * with this much work, so a small image runs on the calling thread alone. */
+#define GS_WORK_PER_THREAD (1u << 18)
+
+/* Work that earns a thread, GS_WORK_PER_THREAD unless a test lowers it (to 1, so that
+ * small images still run on every thread it asks for and meet their seams). */
+extern uint64_t gs_work_per_thread;
+
+/* Threads worth starting for `work` sample-passes: at most `threads`, at least 1. */
+unsigned gs_threads_for(unsigned threads, uint64_t work);
 
 /* Number of online CPUs, at least 1. */
 unsigned gs_cpu_count(void);

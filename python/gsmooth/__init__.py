@@ -24,6 +24,7 @@ _LEGACY_DEFAULT_STREAM = 1  # DLPack's name for CUDA's default stream, where the
 
 _contexts = {}
 _contexts_lock = threading.Lock()
+_per_thread = threading.local()  # its error buffer; contexts of its own (threads=)
 
 
 def _raise(rc, err):
@@ -37,32 +38,72 @@ def _raise(rc, err):
     raise RuntimeError(msg)
 
 
-def _context(backend):
+def _new_context(backend, devices, threads):
+    opts = _n.ContextOptions()
+    _n.lib.gsmooth_context_options_init(ctypes.byref(opts))
+    opts.backend = backend.encode()
+    opts.devices = devices.encode() if devices else None
+    opts.threads = threads
+    h, err = ctypes.c_void_p(), _n.error_buffer()
+    rc = _n.lib.gsmooth_context_create(ctypes.byref(opts), ctypes.byref(h), err, _n.ERR_SIZE)
+    if rc:
+        _raise(rc, err)
+    return h.value
+
+
+class _OwnContext:
+    """A context of one thread's own, destroyed with that thread's locals."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __del__(self):
+        lib = getattr(_n, "lib", None)  # None late in interpreter shutdown
+        if lib is not None and self.handle:
+            lib.gsmooth_context_destroy(self.handle)
+            self.handle = None
+
+
+def _check_threads(threads):
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError(f"threads takes a number of CPU threads, not {type(threads).__name__}")
+    if not 1 <= threads <= 4096:
+        raise ValueError(f"threads takes 1 to 4096 CPU threads, not {threads}")
+    return int(threads)
+
+
+def _context(backend, threads=None):
     """The long-lived library context of a backend (and of GSMOOTH_DEVICES, as the command
     line reads it: host arrays spread their rows over those devices): device start-up is
-    paid once a process."""
+    paid once a process. With `threads`, the calling thread's own context with that many
+    CPU threads: a context runs one call at a time, so calls from several threads with
+    their own contexts run at once."""
     if not isinstance(backend, str):
         raise TypeError(f"backend takes a name or a path, not {type(backend).__name__}")
     if not backend:
         raise ValueError("backend needs a name or a path")
+    threads = _check_threads(threads)
     devices = os.environ.get("GSMOOTH_DEVICES") or None
+    if threads is not None:
+        own = getattr(_per_thread, "contexts", None)
+        if own is None:
+            own = _per_thread.contexts = {}
+        held = own.get((backend, devices, threads))
+        if held is None:
+            held = own[(backend, devices, threads)] = _OwnContext(_new_context(backend, devices, threads))
+        return held.handle
     with _contexts_lock:
         handle = _contexts.get((backend, devices))
         if handle is None:
-            opts = _n.ContextOptions()
-            _n.lib.gsmooth_context_options_init(ctypes.byref(opts))
-            opts.backend = backend.encode()
-            opts.devices = devices.encode() if devices else None
-            h, err = ctypes.c_void_p(), _n.error_buffer()
-            rc = _n.lib.gsmooth_context_create(ctypes.byref(opts), ctypes.byref(h), err, _n.ERR_SIZE)
-            if rc:
-                _raise(rc, err)
-            handle = _contexts[(backend, devices)] = h.value
+            handle = _contexts[(backend, devices)] = _new_context(backend, devices, 0)
         return handle
 
 
 @atexit.register
 def _close_contexts():
+    getattr(_per_thread, "contexts", {}).clear()  # this thread's own
     with _contexts_lock:
         for handle in _contexts.values():
             _n.lib.gsmooth_context_destroy(handle)
@@ -283,7 +324,6 @@ def _prepare(a, out_bits_of):
     return _Prepared(_host_image(arr), _host_image(out), (arr,), out)
 
 
-_per_thread = threading.local()
 
 
 def _error_buffer():
@@ -294,10 +334,10 @@ def _error_buffer():
     return buf
 
 
-def _run(call, a, out_bits_of, backend):
+def _run(call, a, out_bits_of, backend, threads):
     """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes)."""
     p = _prepare(a, out_bits_of)
-    ctx = _context(backend)
+    ctx = _context(backend, threads)
     err = _error_buffer()
     rc = call(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), err)
     if rc:
@@ -321,24 +361,27 @@ def _passes(iters, sigma):
     return int(1.5 * sigma * sigma + 0.5)
 
 
-def smooth(a, iters=None, axis="x", backend="auto", sigma=None):
+def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None):
     """Smooth a 2-D uint8/uint16 image with `iters` passes (default 3) of the 3-point mean
     along `axis` ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the gsmooth
     command; or give `sigma` in pixels for K = round(3 sigma^2 / 2) passes, close to a
     Gaussian of that sigma (docs/sigma.md). A CUDA tensor (torch, cupy) runs on its own
-    device and comes back as one of its kind."""
+    device and comes back as one of its kind. `threads`: CPU threads for the call (default
+    every CPU, calls from several threads taking turns); given, the calling thread gets a
+    context of its own, so that threads each given 1 compute at once (as in a thread pool)."""
     iters = _passes(iters, sigma)
     axes = _axes(axis)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
-                a, lambda bits, w, h: bits, backend)
+                a, lambda bits, w, h: bits, backend, threads)
 
 
-def integral(a, mode="rows", backend="auto"):
+def integral(a, mode="rows", backend="auto", threads=None):
     """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
-    (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32."""
+    (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32. `threads`
+    as for smooth."""
     m = _mode(mode)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
-                a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend)
+                a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend, threads)
 
 
 # ---- file to file, as the gsmooth command does it ----

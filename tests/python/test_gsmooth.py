@@ -203,15 +203,53 @@ def test_bad_axis_mode_backend():
         gsmooth.smooth(a, backend=3)
 
 
+def test_threads_give_the_same_bytes_and_own_contexts():
+    a = random_image(300, 700, np.uint16)
+    want, sat = gsmooth.smooth(a, 5, "xy"), gsmooth.integral(a, "2d")
+    for t in (1, 2, 3):
+        assert np.array_equal(gsmooth.smooth(a, 5, "xy", threads=t), want), t
+        assert np.array_equal(gsmooth.integral(a, "2d", threads=t), sat), t
+    # Threads given: each calling thread has a context of its own (calls run at once), kept
+    # for its next call; without, one shared context per backend.
+    seen, together = {}, threading.Barrier(3)  # all alive at once: no ident reused
+
+    results = []
+
+    def calls():
+        for _ in range(3):
+            results.append(gsmooth.smooth(a, 5, "xy", threads=1))
+            seen.setdefault(threading.get_ident(), set()).add(gsmooth._context("auto", 1))
+        together.wait(timeout=60)
+    workers = [threading.Thread(target=calls) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(results) == 9 and all(np.array_equal(r, want) for r in results)
+    assert all(len(h) == 1 for h in seen.values())
+    handles = set().union(*seen.values())
+    assert len(handles) == len(seen) == 3
+    assert gsmooth._context("auto") not in handles
+    for bad in (0, -1, 5000):
+        with pytest.raises(ValueError, match="threads takes 1 to 4096"):
+            gsmooth.smooth(a, threads=bad)
+    for bad in (True, 1.5, "2"):
+        with pytest.raises(TypeError, match="threads takes a number"):
+            gsmooth.integral(a, threads=bad)
+
+
 # ---- file to file, with compression ----
 
 def read_pgm(path):
     with open(path, "rb") as f:
         data = f.read()
-    magic, w, h, maxval, rest = data.split(maxsplit=4)
+    # The header's fields, then exactly one whitespace byte: the samples may start with
+    # bytes that are whitespace themselves, so they are not split off.
+    magic, w, h, maxval = data.split(maxsplit=4)[:4]
     assert magic == b"P5"
+    start = data.index(maxval, data.index(h, data.index(w, 2) + len(w))) + len(maxval) + 1
     dtype = np.dtype(">u2") if int(maxval) > 255 else np.uint8
-    return np.frombuffer(rest, dtype, int(w) * int(h)).reshape(int(h), int(w))
+    return np.frombuffer(data, dtype, int(w) * int(h), offset=start).reshape(int(h), int(w))
 
 
 def test_smooth_file_is_smooth_of_the_decoded_image(tmp_path):
