@@ -10,8 +10,11 @@ smooth its rows with K=3 passes of a 3-wide mean:
   - dask_image.ndfilters.uniform_filter(size=(1, 3)) applied 3 times (its boundary: reflect);
   - map_overlap of scipy.ndimage.uniform_filter1d(size=3) x3, depth 3 along the rows.
 The two anchors round to integers on every pass, so their pixels are not gsmooth's; the
-work is the same shape. Each is timed (median of RUNS, default 5) on a fresh cluster each run, after one
-small warm-up on every worker, so that the workers' peak RSS above what the kept input
+work is the same shape. A fourth row, map_blocks(np.copy), is dask's own floor for a new
+array made chunk by chunk on that cluster. Each is timed (median of RUNS, default 5) on a
+fresh cluster each run, with the input's chunks where dask put them and again in bands of
+whole chunk rows, one band per worker (PLACEMENTS), after one small warm-up in every
+worker's task thread, so that the workers' peak RSS above what the kept input
 holds belongs to that tool's work alone; each result is summed on the workers, chunk by
 chunk, rather than kept. Each is also timed in this process on dask's threaded scheduler
 (no transfers between processes). Ratios compare figures of this run.
@@ -42,6 +45,56 @@ def start_peak():
 
 def peak_since():
     return _status_kib("VmHWM") * 1024
+
+
+# Where the input's chunks live: "scattered" as dask placed them when it made them (a
+# chunk's neighbours on any worker), "bands" a band of whole rows of chunks per worker (as
+# a worker that reads its own rows of a Zarr store has them): what the halo crosses.
+PLACEMENTS = ("scattered", "bands")
+
+
+def kept_input(client, size, chunk, placement):
+    import dask.array as da
+    import distributed
+    import numpy as np
+    x = da.random.RandomState(1).randint(0, 256, (size, size), chunks=chunk, dtype=np.uint8)
+    if placement == "bands":
+        names = sorted(client.scheduler_info()["workers"])
+        rows = len(x.chunks[0])
+        cuts = [rows * w // len(names) for w in range(len(names) + 1)]
+        bands = [client.persist(x.blocks[cuts[w]:cuts[w + 1]], workers=[names[w]], allow_other_workers=False)
+                 for w in range(len(names)) if cuts[w] < cuts[w + 1]]
+        distributed.wait(bands)
+        x = da.concatenate(bands, axis=0)  # keys naming the bands' chunks, where they are
+    x = client.persist(x)
+    distributed.wait(x)
+    return x
+
+
+def run_on_cluster(make, placement, size, chunk, workers):
+    """One timed run on a fresh cluster (the workers' peak RSS then belongs to this tool):
+    wall time, the largest worker's peak RSS above what it held before, the result's sum."""
+    import dask.array as da
+    import distributed
+    import numpy as np
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None, silence_logs=40,
+                                  memory_limit=0) as cluster, distributed.Client(cluster) as client:
+        x = kept_input(client, size, chunk, placement)
+        # Each worker's task thread runs the tool once on a small array first: libraries
+        # loaded, contexts and pools made, so what follows is the work's own memory.
+        small = da.zeros((64, 2 * 64), dtype=np.uint8, chunks=64)
+        warm = [client.submit(lambda _: int(make(small).sum().compute(scheduler="sync")), w, pure=False,
+                              workers=[w], allow_other_workers=False) for w in client.run(os.getpid)]
+        client.gather(warm)
+        before = client.run(start_peak)
+        t0 = time.perf_counter()
+        # Reduced on the workers: each output chunk is summed and dropped, so the peak is
+        # the tasks' working memory, not a store of the result.
+        checksum = int(make(x).sum(dtype=np.uint64).compute())
+        elapsed = time.perf_counter() - t0
+        after = client.run(peak_since)
+        return elapsed, max(after[w] - before[w] for w in after), checksum
 
 
 def main():
@@ -79,6 +132,9 @@ def main():
         ("dask-image uniform_filter(1x3) x3", dask_image_x3),
         ("map_overlap(scipy uniform_filter1d) x3",
          lambda x: x.map_overlap(scipy_x3, depth={0: 0, 1: 3}, boundary="reflect", dtype=x.dtype)),
+        # The least a tool that makes a new array chunk by chunk can take on this cluster:
+        # one copy a chunk, no halo, then the same sums.
+        ("floor: map_blocks(np.copy)", lambda x: x.map_blocks(np.copy)),
     ]
     print(f"dask_bench: {size}^2 uint8 in {chunk}^2 chunks, {workers} worker processes x 1 thread, "
           f"dask {dask.__version__}, distributed {distributed.__version__}, medians of {runs}")
@@ -97,38 +153,29 @@ def main():
             t0 = time.perf_counter()
             make(local).sum(dtype=np.uint64).compute(scheduler="threads", num_workers=workers)
             threaded.append(time.perf_counter() - t0)
-        times, peaks = [], []
-        for _ in range(runs):
-            # A fresh cluster each run: the workers' peak RSS then belongs to this tool.
-            with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          host="127.0.0.1", dashboard_address=None, silence_logs=40,
-                                          memory_limit=0) as cluster, distributed.Client(cluster) as client:
-                x = client.persist(da.random.RandomState(1).randint(0, 256, (size, size), chunks=chunk,
-                                                                     dtype=np.uint8))
-                distributed.wait(x)
-                # Each worker runs the tool once on a small array first: libraries loaded,
-                # pools made, so what follows is the work's own memory.
-                small = da.zeros((64, 2 * 64), dtype=np.uint8, chunks=64)
-                client.run(lambda: make(small).sum().compute(scheduler="sync"))
-                before = client.run(start_peak)
-                t0 = time.perf_counter()
-                # Reduced on the workers: each output chunk is summed and dropped, so the peak
-                # is the tasks' working memory, not a store of the result.
-                checksum = int(make(x).sum(dtype=np.uint64).compute())
-                times.append(time.perf_counter() - t0)
-                after = client.run(peak_since)
-                peaks.append(max(after[w] - before[w] for w in after))
-        results.append((name, statistics.median(times), statistics.median(peaks), checksum,
-                        statistics.median(threaded)))
-    g_time, g_peak, g_threaded = results[0][1], results[0][2], results[0][4]
-    print("| tool | LocalCluster wall time | / gsmooth's | threaded scheduler | / gsmooth's "
-          "| peak worker RSS above the kept input | sum of the result |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, t, p, total, tt in results:
-        print(f"| {name} | {t:.3f} s | {t / g_time:.2f} | {tt:.3f} s | {tt / g_threaded:.2f} "
-              f"| {p / 2**20:.1f} MiB | {total} |")
-    print(f"chunk plus halo: {halo_task / 2**20:.2f} MiB; gsmooth's peak above the kept input: "
-          f"{g_peak / halo_task:.2f}x that")
+        on_cluster = {}
+        for placement in PLACEMENTS:
+            times, peaks = [], []
+            for _ in range(runs):
+                t, peak, checksum = run_on_cluster(make, placement, size, chunk, workers)
+                times.append(t)
+                peaks.append(peak)
+            on_cluster[placement] = (statistics.median(times), statistics.median(peaks))
+        results.append((name, on_cluster, checksum, statistics.median(threaded)))
+    g = results[0]
+    head = "| tool |" + "".join(f" {p}: wall time | / gsmooth's | peak worker RSS above the kept input |"
+                                for p in PLACEMENTS)
+    print(head + " threaded scheduler | / gsmooth's | sum of the result |")
+    print("|" + " --- |" * (1 + 3 * len(PLACEMENTS) + 3))
+    for name, on_cluster, total, tt in results:
+        row = f"| {name} |"
+        for p in PLACEMENTS:
+            t, peak = on_cluster[p]
+            row += f" {t:.3f} s | {t / g[1][p][0]:.2f} | {peak / 2**20:.1f} MiB |"
+        print(row + f" {tt:.3f} s | {tt / g[3]:.2f} | {total} |")
+    for p in PLACEMENTS:
+        print(f"{p}: gsmooth's peak above the kept input is {g[1][p][1] / halo_task:.2f}x "
+              f"the chunk plus halo ({halo_task / 2**20:.2f} MiB)")
 
 
 if __name__ == "__main__":

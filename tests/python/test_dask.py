@@ -8,7 +8,8 @@ import pytest
 
 import gsmooth
 
-da = pytest.importorskip("dask.array", reason="skipped: python3-dask is not installed")
+dask = pytest.importorskip("dask", reason="skipped: python3-dask is not installed")
+da = pytest.importorskip("dask.array")
 gd = pytest.importorskip("gsmooth.dask")
 
 RNG = np.random.default_rng(36)
@@ -36,9 +37,22 @@ def test_sigma_and_overlap_depth():
     a = image(8)
     x = da.from_array(a, chunks=(32, 50))
     assert np.array_equal(gd.smooth(x, sigma=2).compute(scheduler="sync"), gsmooth.smooth(a, 6))
-    # Overlap only along the smoothed axis, exactly K: the graph's tasks hold chunk + 2K.
+    # Overlap only along the smoothed axis, exactly K: each chunk lends K columns (or rows)
+    # on each side and nothing along the other axis; one lending task and one task a chunk.
     y = gd.smooth(x, 4, "x")
     assert y.chunks == x.chunks
+    # 97 rows in chunks of 32 end in a chunk of 1, merged into the one above where rows lend.
+    for axis, cols, rows, chunks in (("x", True, False, 4 * 5), ("y", False, True, 3 * 5),
+                                     ("xy", True, True, 3 * 5)):
+        g = dict(gd.smooth(x, 4, axis).__dask_graph__())
+        lent = [k for k in g if k[0].startswith("gsmooth-lent")]
+        assert len(lent) == len([k for k in g if k[0].startswith("gsmooth-smooth")]) == chunks
+        left, right, top, bottom = dask.get(g, (lent[0][0], 1, 1))
+        assert (left is not None, top is not None) == (cols, rows), axis
+        if cols:
+            assert left.shape == right.shape == (32, 4)
+        if rows:
+            assert top.shape == bottom.shape == (4, 50)
     # Chunks narrower than K are merged to borrow, and the result keeps the caller's chunks.
     z = da.from_array(a, chunks=(97, (200, 11)))
     assert gd.smooth(z, 20, "x").chunks == z.chunks
