@@ -17,9 +17,5 @@
 /* Images with fewer batches than this are inflated on the caller's thread: a thread's
  * start costs more than it saves on them. */
 #define GS_PNG_ISAL_THREAD_MIN_BATCHES 4
-/* Paeth rows of one byte a pixel unfiltered together, each a byte behind the one above:
- * independent dependency chains for the core to overlap (measured faster than one row at a
- * time; 2 and 8 rows were no better than 4; bench/decode_bench.c times the decode). */
-#define GS_PNG_ISAL_PAETH_ROWS 4
 
 #endif /* GS_PNG_ISAL_LIMITS_H */
