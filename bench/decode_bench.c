@@ -1,6 +1,7 @@
 /* decode_bench.c: the decode phase alone, the fast PNG path against libpng. */
 /* An image is read whole through gsmooth's readers, the fast PNG path and libpng on the
- * same file in the same run (medians of RUNS), and the pixels are compared. */
+ * same file in the same run (medians of RUNS), and the pixels are compared; then the
+ * unfilter's table (unfilter_bench.c). `--unfilter` alone prints only the table. */
 
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 
 #include "image_io.h"
+#include "unfilter_bench.h"
 
 /* Rows read per call, as the pipeline's 1 MiB strips would be for an 8192-wide image. */
 #define ROWS_PER_READ 128
@@ -57,9 +59,10 @@ static int by_value(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s IMAGE.png [RUNS]\n", argv[0]);
+        fprintf(stderr, "usage: %s IMAGE.png [RUNS] | --unfilter\n", argv[0]);
         return 2;
     }
+    if (strcmp(argv[1], "--unfilter") == 0) return gs_unfilter_bench_print();
     int runs = argc > 2 ? atoi(argv[2]) : 5;
     if (runs < 1 || runs > 99) runs = 5;
     const char *decoders[2] = {"libpng", "auto"};
@@ -79,5 +82,6 @@ int main(int argc, char **argv)
            argv[1], med[0] * 1e3, med[1] * 1e3, med[0] / med[1], same ? "identical" : "DIFFER", runs);
     free(pixels[0]);
     free(pixels[1]);
-    return same ? 0 : 1;
+    const int table_bad = gs_unfilter_bench_print();
+    return same && !table_bad ? 0 : 1;
 }
