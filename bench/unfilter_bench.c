@@ -1,6 +1,6 @@
 /* unfilter_bench.c: the PNG unfilter timed per filter and pixel size, beside a memcpy. */
-/* What is timed: one batch of the fast reader's size (GS_PNG_ISAL_BATCH_BYTES of filtered
- * rows, each a filter byte and ROW_BYTES bytes of random data) unfiltered in place by
+/* What is timed: one batch as the fast reader makes it (gs_png_isal_batch_rows: 256 KiB of
+ * filtered rows, at least 16 of wide ones; each a filter byte and random bytes) unfiltered in place by
  * gs_png_unfilter_batch, restored from a pristine copy between runs (untimed); the median
  * of RUNS, in ns per row byte. The anchor is a memcpy of the same bytes, timed the same way
  * in the same run. Every variant's result is compared with the reference's. */
@@ -18,7 +18,7 @@
 #include "png_unfilter.h"
 
 /* Rows as an 8192-byte-wide image's (8192 gray pixels, 1024 RGBA16 pixels), and as the
- * gigapixel mosaic's (32768 bytes: 7 rows a batch, a short wavefront). */
+ * gigapixel mosaic's (32768 bytes). */
 #define ROW_BYTES 8192
 #define WIDE_ROW_BYTES 32768
 #define RUNS 41
@@ -73,8 +73,7 @@ static int line(int filter, unsigned bpp, size_t n, const gs_png_unfilter_isa *c
                 unsigned char *up)
 {
     const size_t stride = n + 1;
-    uint32_t rows = (uint32_t)(GS_PNG_ISAL_BATCH_BYTES / stride);
-    if (rows == 0) rows = 1;
+    const uint32_t rows = (uint32_t)gs_png_isal_batch_rows(stride, GS_PNG_UNFILTER_WAVE_ROWS);
     const size_t bytes = stride * rows, payload = n * rows;
     for (size_t i = 0; i < bytes; i++) pristine[i] = (unsigned char)rnd();
     for (uint32_t r = 0; r < rows; r++)
@@ -100,7 +99,7 @@ int gs_unfilter_bench_print(void)
     size_t nisa = 0;
     for (size_t v = 0; v < VARIANTS; v++)
         if ((isa[nisa] = gs_png_unfilter_by_name(variants[v]))) nisa++;
-    const size_t cap = GS_PNG_ISAL_BATCH_BYTES + WIDE_ROW_BYTES + 1;
+    const size_t cap = GS_PNG_ISAL_BATCH_BYTES + GS_PNG_ISAL_WAVE_BATCH_BYTES;
     unsigned char *pristine = malloc(cap), *work = malloc(cap), *ref = malloc(cap), *copy = malloc(cap);
     unsigned char *up = malloc(WIDE_ROW_BYTES);
     int bad = 1;
@@ -109,8 +108,8 @@ int gs_unfilter_bench_print(void)
         goto cleanup;
     }
     for (size_t i = 0; i < WIDE_ROW_BYTES; i++) up[i] = (unsigned char)rnd();
-    printf("unfilter: ns per row byte, in place, one %zu-byte batch of random filtered rows "
-           "(median of %d; memcpy: the same bytes copied)\n", (size_t)GS_PNG_ISAL_BATCH_BYTES, RUNS);
+    printf("unfilter: ns per row byte, in place, one batch of the fast reader's of random filtered "
+           "rows (median of %d; memcpy: the same bytes copied)\n", RUNS);
     printf("| filter | bytes a pixel | row bytes x rows |");
     for (size_t v = 0; v < nisa; v++) printf(" %s |", isa[v]->name);
     printf(" memcpy |\n| --- | --- | --- |");

@@ -34,7 +34,6 @@
 
 /* The buffer and batch sizes (png_isal_limits.h, where the tests read them). */
 #define INPUT_BUFFER GS_PNG_ISAL_INPUT_BYTES
-#define BATCH_BYTES GS_PNG_ISAL_BATCH_BYTES
 #define BATCH_SLOTS GS_PNG_ISAL_BATCH_SLOTS
 #define THREAD_MIN_BATCHES GS_PNG_ISAL_THREAD_MIN_BATCHES
 /* PNG's limits and layout (PNG specification, sections 5 and 11). */
@@ -557,8 +556,8 @@ gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *er
     rc = read_header(dec, &reader->info, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
-    dec->batch_rows = (uint32_t)(BATCH_BYTES / dec->stride ? BATCH_BYTES / dec->stride : 1);
-    if (dec->batch_rows > dec->height) dec->batch_rows = dec->height;
+    size_t batch_rows = gs_png_isal_batch_rows(dec->stride, GS_PNG_UNFILTER_WAVE_ROWS);
+    dec->batch_rows = batch_rows < dec->height ? (uint32_t)batch_rows : dec->height;
     dec->batches_total = (dec->height + dec->batch_rows - 1) / dec->batch_rows;
     for (unsigned i = 0; i < BATCH_SLOTS; i++)
         if (!(dec->slot[i] = malloc(dec->stride * dec->batch_rows))) break;

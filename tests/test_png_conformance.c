@@ -31,6 +31,7 @@ static void print_limits(void)
     printf("BATCH_BYTES %zu\n", (size_t)GS_PNG_ISAL_BATCH_BYTES);
     printf("THREAD_MIN_BATCHES %d\n", GS_PNG_ISAL_THREAD_MIN_BATCHES);
     printf("WAVE_ROWS %d\n", GS_PNG_UNFILTER_WAVE_ROWS);
+    printf("WAVE_BATCH_BYTES %zu\n", (size_t)GS_PNG_ISAL_WAVE_BATCH_BYTES);
     printf("ISAL_HELD_BYTES %zu\n", ISAL_HELD_BYTES);
     printf("ISAL_WINDOW_BYTES %d\n", ISAL_DEF_HIST_SIZE);
 }

@@ -64,6 +64,13 @@ def divisor_near(n, lo, hi):
     return min(found, key=lambda s: abs(s - EVEN_STRIDE)) if found else None
 
 
+def batch_rows(L, stride):
+    """Rows in a full batch (io/png_isal_limits.h, gs_png_isal_batch_rows): BATCH_BYTES of
+    rows, or at least WAVE_ROWS of them while they fit WAVE_BATCH_BYTES."""
+    wave = min(L["WAVE_ROWS"], L["WAVE_BATCH_BYTES"] // stride)
+    return max(1, L["BATCH_BYTES"] // stride, wave)
+
+
 class Plan:
     """The list of PNGs to write: (name, writer, type, width, height, content, options)."""
 
@@ -76,7 +83,7 @@ class Plan:
         self.cases.append((name, writer, kind, width, height, content, opt))
 
     def batch_rows(self, kind, width):
-        return max(1, self.L["BATCH_BYTES"] // (width * pc.bytes_per_pixel(kind) + 1))
+        return batch_rows(self.L, width * pc.bytes_per_pixel(kind) + 1)
 
 
 def byte_shapes(L):
@@ -88,7 +95,7 @@ def byte_shapes(L):
     shapes = []
 
     def rows(stride):
-        return max(1, BB // stride)
+        return batch_rows(L, stride)
 
     # Batches: a stride dividing the batch and a byte either side; a row short of a batch,
     # a batch, a row over.
@@ -112,6 +119,13 @@ def byte_shapes(L):
         shapes.append(("wide", s - 1, T))
     shapes.append(("wide", BB - 1, T - 1))
     shapes.append(("wide", BB, 1))
+    # Wide rows: where BATCH_BYTES holds fewer than WAVE_ROWS rows and batches take
+    # WAVE_ROWS of them, and where those no longer fit WAVE_BATCH_BYTES; a row short of a
+    # batch, a batch, a row over.
+    WB = L["WAVE_BATCH_BYTES"]
+    for s in (BB // P, BB // P + 1, WB // P, WB // P + 1):
+        for d in (-1, 0, 1):
+            shapes.append(("wavebatch", s - 1, rows(s) + d))
     # What ISA-L can hold back: the whole image, or the last batch after full ones, a byte
     # short of its buffer, on it and past it; the same around its window.
     for total, tag in ((held, "held"), (window, "window")):
