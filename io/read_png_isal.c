@@ -1,7 +1,7 @@
 /* read_png_isal.c: the fast PNG reader for the common case, on ISA-L. */
 /* It takes PNGs that are not interlaced, 8/16-bit gray, gray+alpha, RGB, RGBA and 8-bit
  * palette: chunks are parsed here with their CRCs, IDAT inflated by ISA-L and rows
- * unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
+ * unfiltered by png_unfilter.c, giving libpng's pixels; everything else goes to read_png.c. */
 
 #include "io_internal.h"
 #include "png_isal_limits.h"
