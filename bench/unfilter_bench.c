@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_time.h"
 #include "png_isal_limits.h"
 #include "png_unfilter.h"
 
@@ -28,19 +28,6 @@ static const char *const variants[] = {"scalar", "sse2", "avx2"};
 #define VARIANTS (sizeof variants / sizeof variants[0])
 static const unsigned pixel_sizes[] = {1, 2, 3, 4, 6, 8};
 static const char *const filter_names[] = {"None", "Sub", "Up", "Average", "Paeth"};
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Du;
 static unsigned rnd(void)
@@ -58,13 +45,12 @@ static double time_runs(const gs_png_unfilter_isa *isa, unsigned char *work, con
     double t[RUNS];
     for (int k = 0; k < RUNS; k++) {
         memcpy(work, pristine, bytes);
-        const double t0 = now();
+        const double t0 = gs_bench_now();
         if (isa) gs_png_unfilter_batch(isa, work, stride, rows, up, n, bpp);
         else memcpy(copy, work, bytes);
-        t[k] = now() - t0;
+        t[k] = gs_bench_now() - t0;
     }
-    qsort(t, RUNS, sizeof t[0], by_value);
-    return t[RUNS / 2];
+    return gs_bench_median(t, RUNS);
 }
 
 /* One line of the table; 0, or 1 when a variant's bytes differ from the reference's. */
