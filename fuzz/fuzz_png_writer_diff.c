@@ -97,7 +97,9 @@ enum { FLUSH_SYNC, FLUSH_FULL, FLUSH_BLOCK, FLUSH_PARTIAL, FLUSH_PARAMS, FLUSH_N
 static const int strategies[] = {Z_DEFAULT_STRATEGY, Z_FILTERED, Z_HUFFMAN_ONLY, Z_RLE, Z_FIXED};
 #define STRATEGIES (sizeof strategies / sizeof strategies[0])
 
-/* The longest run of Paeth rows written: past the reader's groups of four. */
+/* The longest run of Paeth rows written between Sub rows: the reader's 16-row wavefront
+ * then mixes the two in a group (the all-Paeth mode fills whole groups). Kept at 6 so that
+ * the saved descriptions still make the PNGs they were found with. */
 #define PAETH_RUN_MAX 6
 #define PAETH_CYCLE_ROWS (PAETH_RUN_MAX * (PAETH_RUN_MAX + 1) / 2 + PAETH_RUN_MAX)
 /* Rows of the "repeating" content repeat with a period of at most this many rows. */

@@ -1,10 +1,11 @@
 /* read_png_isal.c: the fast PNG reader for the common case, on ISA-L. */
 /* It takes PNGs that are not interlaced, 8/16-bit gray, gray+alpha, RGB, RGBA and 8-bit
  * palette: chunks are parsed here with their CRCs, IDAT inflated by ISA-L and rows
- * unfiltered here, giving libpng's pixels; everything else goes to read_png.c. */
+ * unfiltered by png_unfilter.c, giving libpng's pixels; everything else goes to read_png.c. */
 
 #include "io_internal.h"
 #include "png_isal_limits.h"
+#include "png_unfilter.h"
 
 #include <isa-l.h>
 
@@ -33,10 +34,8 @@
 
 /* The buffer and batch sizes (png_isal_limits.h, where the tests read them). */
 #define INPUT_BUFFER GS_PNG_ISAL_INPUT_BYTES
-#define BATCH_BYTES GS_PNG_ISAL_BATCH_BYTES
 #define BATCH_SLOTS GS_PNG_ISAL_BATCH_SLOTS
 #define THREAD_MIN_BATCHES GS_PNG_ISAL_THREAD_MIN_BATCHES
-#define PAETH_ROWS GS_PNG_ISAL_PAETH_ROWS
 /* PNG's limits and layout (PNG specification, sections 5 and 11). */
 #define PNG_SIGNATURE_BYTES 8
 #define CHUNK_HEADER_BYTES 8 /* length, type */
@@ -49,11 +48,6 @@
 #define COLOR_PALETTE 3
 #define COLOR_GRAY_ALPHA 4
 #define COLOR_RGBA 6
-#define FILTER_NONE 0
-#define FILTER_SUB 1
-#define FILTER_UP 2
-#define FILTER_AVERAGE 3
-#define FILTER_PAETH 4
 
 typedef struct decoder {
     gs_source *src;                  /* the reader's input */
@@ -86,6 +80,7 @@ typedef struct decoder {
     int stopping;                    /* the inflating thread should end */
     unsigned char *prev;             /* the previous row, unfiltered (zeros before the first) */
     unsigned char *wide;             /* one row as native samples (16-bit colour) */
+    const gs_png_unfilter_isa *unfilter; /* the unfilter variant this CPU runs best */
     unsigned char palette[PNG_MAX_PALETTE * 3]; /* zero past the PLTE's entries */
     unsigned char palette_gray[PNG_MAX_PALETTE]; /* each entry's BT.601 gray, made once */
 } decoder;
@@ -271,99 +266,14 @@ static gs_status finish_image_data(decoder *dec, char *err, size_t err_size)
     return check_crc(dec, dec->idat_crc, idat, err, err_size, &ok);
 }
 
-/* ---- unfiltering (PNG specification, section 9) ---- */
-
-/* Paeth's predictor without branches (its choices follow the image, so branches
- * mispredict): p = a + b - c, and the nearest of a, b, c to p, ties in that order. With
- * d = b - c and e = a - c: |p - a| = |d|, |p - b| = |e|, |p - c| = |d + e|. */
-static inline unsigned paeth(int a, int b, int c)
-{
-    const int d = b - c, e = a - c;
-    const int pa = abs(d), pb = abs(e), pc = abs(d + e);
-    const int take_b = -(pb <= pc); /* all ones when b beats c */
-    const int bc = (b & take_b) | (c & ~take_b);
-    const int take_a = -(pa <= (pb <= pc ? pb : pc));
-    return (unsigned)((a & take_a) | (bc & ~take_a));
-}
-
-/* Undo the filter of `x` (n bytes, bpp bytes a pixel) against the previous row `up`. */
-static gs_status unfilter(unsigned filter, unsigned char *x, const unsigned char *up, size_t n,
-                          unsigned bpp, char *err, size_t err_size)
-{
-    size_t i;
-    switch (filter) {
-    case FILTER_NONE: break;
-    case FILTER_SUB:
-        for (i = bpp; i < n; i++) x[i] = (unsigned char)(x[i] + x[i - bpp]);
-        break;
-    case FILTER_UP:
-        for (i = 0; i < n; i++) x[i] = (unsigned char)(x[i] + up[i]);
-        break;
-    case FILTER_AVERAGE:
-        for (i = 0; i < bpp && i < n; i++) x[i] = (unsigned char)(x[i] + (up[i] >> 1));
-        for (; i < n; i++) x[i] = (unsigned char)(x[i] + ((x[i - bpp] + up[i]) >> 1));
-        break;
-    case FILTER_PAETH:
-        for (i = 0; i < bpp && i < n; i++) x[i] = (unsigned char)(x[i] + up[i]); /* a = c = 0 */
-        for (; i < n; i++) x[i] = (unsigned char)(x[i] + paeth(x[i - bpp], up[i], up[i - bpp]));
-        break;
-    default: return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: bad adaptive filter value");
-    }
-    return GS_OK;
-}
-
-/* PAETH_ROWS consecutive Paeth rows of one byte a pixel (n bytes each, `stride` apart, the
- * row above the first at `up`), row r kept r bytes behind row r - 1 so that every byte it
- * reads from the row above is done: PAETH_ROWS independent chains in one loop. */
-static void unfilter_paeth_rows(unsigned char *x0, const unsigned char *up, size_t n, size_t stride)
-{
-    unsigned char *x[PAETH_ROWS];
-    const unsigned char *u[PAETH_ROWS];
-    int a[PAETH_ROWS], c[PAETH_ROWS];
-    for (int r = 0; r < PAETH_ROWS; r++) {
-        x[r] = x0 + (size_t)r * stride;
-        u[r] = r ? x[r - 1] : up;
-        a[r] = c[r] = 0; /* left of the first byte: zeros */
-    }
-#define GS_PAETH_STEP(r, i)                                                      \
-    do {                                                                         \
-        const int b = u[r][i];                                                   \
-        const unsigned char v = (unsigned char)(x[r][i] + paeth(a[r], b, c[r])); \
-        x[r][i] = v, a[r] = v, c[r] = b;                                         \
-    } while (0)
-    /* Step t does byte t - r of row r, for the rows that have such a byte. */
-    for (size_t t = 0; t < n + PAETH_ROWS - 1; t++) {
-        if (t >= PAETH_ROWS - 1 && t < n) { /* every row busy: the hot loop */
-            for (size_t r = 0; r < PAETH_ROWS; r++) GS_PAETH_STEP(r, t - r);
-            continue;
-        }
-        for (size_t r = 0; r < PAETH_ROWS; r++)
-            if (r <= t && t - r < n) GS_PAETH_STEP(r, t - r);
-    }
-#undef GS_PAETH_STEP
-}
+/* ---- unfiltering (PNG specification, section 9; png_unfilter.c) ---- */
 
 /* Unfilter `rows` stored rows at `batch` in place, the row above the first in `up`. */
 static gs_status unfilter_batch(const decoder *dec, unsigned char *batch, uint32_t rows,
                                 const unsigned char *up, char *err, size_t err_size)
 {
-    for (uint32_t r = 0; r < rows;) {
-        unsigned char *stored = batch + (size_t)r * dec->stride;
-        const unsigned char *above = r ? stored - dec->stride + 1 : up;
-        uint32_t run = 0;
-        if (dec->bpp == 1)
-            while (run < PAETH_ROWS && r + run < rows &&
-                   stored[(size_t)run * dec->stride] == FILTER_PAETH)
-                run++;
-        if (run == PAETH_ROWS) {
-            unfilter_paeth_rows(stored + 1, above, dec->row_bytes, dec->stride);
-            r += PAETH_ROWS;
-            continue;
-        }
-        gs_status rc = unfilter(stored[0], stored + 1, above, dec->row_bytes, dec->bpp, err, err_size);
-        if (rc != GS_OK) return rc;
-        r++;
-    }
+    if (gs_png_unfilter_batch(dec->unfilter, batch, dec->stride, rows, up, dec->row_bytes, dec->bpp) != 0)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: bad adaptive filter value");
     return GS_OK;
 }
 
@@ -646,8 +556,8 @@ gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *er
     rc = read_header(dec, &reader->info, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
-    dec->batch_rows = (uint32_t)(BATCH_BYTES / dec->stride ? BATCH_BYTES / dec->stride : 1);
-    if (dec->batch_rows > dec->height) dec->batch_rows = dec->height;
+    size_t batch_rows = gs_png_isal_batch_rows(dec->stride, GS_PNG_UNFILTER_WAVE_ROWS);
+    dec->batch_rows = batch_rows < dec->height ? (uint32_t)batch_rows : dec->height;
     dec->batches_total = (dec->height + dec->batch_rows - 1) / dec->batch_rows;
     for (unsigned i = 0; i < BATCH_SLOTS; i++)
         if (!(dec->slot[i] = malloc(dec->stride * dec->batch_rows))) break;
@@ -657,6 +567,7 @@ gs_status gs_read_png_isal_open(gs_reader *reader, uint64_t max_pixels, char *er
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory for %zu-byte PNG rows", dec->stride);
         goto cleanup;
     }
+    dec->unfilter = gs_png_unfilter_best();
     isal_inflate_init(&dec->zs);
     dec->zs.crc_flag = ISAL_ZLIB;
     /* A second thread inflates ahead for a large file; a stream stays on this thread, so a

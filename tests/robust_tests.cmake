@@ -94,6 +94,22 @@ add_test(NAME png_decoders COMMAND $<TARGET_FILE:test_png_decoders> ${GS_DAMAGED
 set_tests_properties(png_decoders PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 300)
 
+# The same comparisons with each unfilter variant forced (io/png_unfilter.h; a variant the
+# CPU lacks gives the next one down).
+foreach(variant scalar sse2 avx2)
+  add_test(NAME png_decoders_${variant} COMMAND $<TARGET_FILE:test_png_decoders> ${GS_DAMAGED_DIR}
+    ${GS_ROBUST_TESTS_DIR}/png)
+  add_test(NAME fuzz_regressions_pngdiff_${variant} COMMAND $<TARGET_FILE:test_fuzz_regressions_pngdiff>
+    ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
+  add_test(NAME fuzz_regressions_pngwrite_${variant} COMMAND $<TARGET_FILE:test_fuzz_regressions_pngwrite>
+    ${GS_ROBUST_ROOT}/fuzz/regressions)
+  set_tests_properties(png_decoders_${variant} fuzz_regressions_pngdiff_${variant}
+    fuzz_regressions_pngwrite_${variant} PROPERTIES LABELS "robust" TIMEOUT 300
+    ENVIRONMENT "GSMOOTH_PNG_UNFILTER=${variant}")
+  set_tests_properties(png_decoders_${variant} fuzz_regressions_pngdiff_${variant} PROPERTIES
+    FIXTURES_REQUIRED damaged_corpus)
+endforeach()
+
 # The fast PNG reader against libpng on PNGs that libpng, OpenCV, PIL, vips and hand-made
 # zlib streams write at sizes across each of the reader's buffer and batch boundaries,
 # generated at test time (tests/png/conformance.py; vips cases only where vips is installed).

@@ -16,6 +16,7 @@
 #include "io_internal.h"
 #include "png_diff_check.h"
 #include "png_isal_limits.h"
+#include "png_unfilter.h"
 
 /* The CLI's default --max-pixels: the files are what users feed it. */
 #define MAX_PIXELS (UINT64_C(1) << 30)
@@ -29,7 +30,8 @@ static void print_limits(void)
     printf("INPUT_BYTES %zu\n", (size_t)GS_PNG_ISAL_INPUT_BYTES);
     printf("BATCH_BYTES %zu\n", (size_t)GS_PNG_ISAL_BATCH_BYTES);
     printf("THREAD_MIN_BATCHES %d\n", GS_PNG_ISAL_THREAD_MIN_BATCHES);
-    printf("PAETH_ROWS %d\n", GS_PNG_ISAL_PAETH_ROWS);
+    printf("WAVE_ROWS %d\n", GS_PNG_UNFILTER_WAVE_ROWS);
+    printf("WAVE_BATCH_BYTES %zu\n", (size_t)GS_PNG_ISAL_WAVE_BATCH_BYTES);
     printf("ISAL_HELD_BYTES %zu\n", ISAL_HELD_BYTES);
     printf("ISAL_WINDOW_BYTES %d\n", ISAL_DEF_HIST_SIZE);
 }

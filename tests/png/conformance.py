@@ -8,8 +8,8 @@ usage: conformance.py TEST_PNG_CONFORMANCE LIBPNG_WRITE [WORK_DIR]
 
 The boundaries are read from the reader itself (test_png_conformance --limits prints
 io/png_isal_limits.h and ISA-L's buffer size): compressed input read 128 KiB at a time,
-filtered rows inflated 256 KiB a batch, a second thread from four batches, Paeth rows
-unfiltered four at a time, and the ~64 KiB of decoded bytes ISA-L can hold after taking
+filtered rows inflated 256 KiB a batch, a second thread from four batches, rows
+unfiltered 16 at a time (io/png_unfilter.h's wavefront), and the ~64 KiB of decoded bytes ISA-L can hold after taking
 every compressed byte. Images are sized so that the filtered data, the last batch or the
 zlib stream fall a byte or a row short of each, on it, and past it.
 """
@@ -64,6 +64,13 @@ def divisor_near(n, lo, hi):
     return min(found, key=lambda s: abs(s - EVEN_STRIDE)) if found else None
 
 
+def batch_rows(L, stride):
+    """Rows in a full batch (io/png_isal_limits.h, gs_png_isal_batch_rows): BATCH_BYTES of
+    rows, or at least WAVE_ROWS of them while they fit WAVE_BATCH_BYTES."""
+    wave = min(L["WAVE_ROWS"], L["WAVE_BATCH_BYTES"] // stride)
+    return max(1, L["BATCH_BYTES"] // stride, wave)
+
+
 class Plan:
     """The list of PNGs to write: (name, writer, type, width, height, content, options)."""
 
@@ -76,19 +83,19 @@ class Plan:
         self.cases.append((name, writer, kind, width, height, content, opt))
 
     def batch_rows(self, kind, width):
-        return max(1, self.L["BATCH_BYTES"] // (width * pc.bytes_per_pixel(kind) + 1))
+        return batch_rows(self.L, width * pc.bytes_per_pixel(kind) + 1)
 
 
 def byte_shapes(L):
     """8-bit gray shapes (tag, width, height) whose filtered bytes (width + 1 a row) cross
     each boundary at -1, 0 and +1 byte and row."""
-    BB, T, P = L["BATCH_BYTES"], L["THREAD_MIN_BATCHES"], L["PAETH_ROWS"]
+    BB, T, P = L["BATCH_BYTES"], L["THREAD_MIN_BATCHES"], L["WAVE_ROWS"]
     held, window = L["ISAL_HELD_BYTES"], L["ISAL_WINDOW_BYTES"]
     assert BB % EVEN_STRIDE == 0
     shapes = []
 
     def rows(stride):
-        return max(1, BB // stride)
+        return batch_rows(L, stride)
 
     # Batches: a stride dividing the batch and a byte either side; a row short of a batch,
     # a batch, a row over.
@@ -112,6 +119,13 @@ def byte_shapes(L):
         shapes.append(("wide", s - 1, T))
     shapes.append(("wide", BB - 1, T - 1))
     shapes.append(("wide", BB, 1))
+    # Wide rows: where BATCH_BYTES holds fewer than WAVE_ROWS rows and batches take
+    # WAVE_ROWS of them, and where those no longer fit WAVE_BATCH_BYTES; a row short of a
+    # batch, a batch, a row over.
+    WB = L["WAVE_BATCH_BYTES"]
+    for s in (BB // P, BB // P + 1, WB // P, WB // P + 1):
+        for d in (-1, 0, 1):
+            shapes.append(("wavebatch", s - 1, rows(s) + d))
     # What ISA-L can hold back: the whole image, or the last batch after full ones, a byte
     # short of its buffer, on it and past it; the same around its window.
     for total, tag in ((held, "held"), (window, "window")):
@@ -122,8 +136,8 @@ def byte_shapes(L):
         for d in (-1, 0, 1):  # one row of that size after a batch of such rows
             s = total + d
             shapes.append((tag + "_row%+d" % d, s - 1, rows(s) + 1))
-    # Paeth rows: batches whose row count leaves P-1, 0 and 1 rows after the last group of
-    # P, and last batches of P-1, P and P+1 rows.
+    # Wavefront groups: batches whose row count leaves P-1, 0 and 1 rows after the last
+    # group of P, and last batches of P-1, P and P+1 rows.
     seen = set()
     for s in range(EVEN_STRIDE - 8, EVEN_STRIDE + 9):
         r = rows(s) % P
@@ -168,7 +182,7 @@ def stored_shapes(L):
 
 def build_plan(limits, have_vips):
     plan = Plan(limits)
-    P, BB = limits["PAETH_ROWS"], limits["BATCH_BYTES"]
+    P, BB = limits["WAVE_ROWS"], limits["BATCH_BYTES"]
     gray = byte_shapes(limits)
     writers = [w for w in pc.WRITERS_OF["gray8"] if w != "vips" or have_vips]
     counter = collections.Counter()
@@ -274,7 +288,7 @@ def build_plan(limits, have_vips):
     return plan
 
 
-def write_case(case, work, libpng_tool, paeth_rows):
+def write_case(case, work, libpng_tool, wave_rows):
     name, writer, kind, width, height, content, opt = case
     path = os.path.join(work, name)
     a = pc.pixels(kind, width, height, content, seed=zlib.crc32(name.encode()))
@@ -291,7 +305,7 @@ def write_case(case, work, libpng_tool, paeth_rows):
         pc.write_vips(path, kind, a, opt["compression"])
     else:
         rows = pc.stored_rows(a, kind)
-        filters = pc.row_filters(opt["filters"], height, paeth_rows)
+        filters = pc.row_filters(opt["filters"], height, wave_rows)
         data = pc.filter_rows(rows, pc.bytes_per_pixel(kind), filters)
         if "stored" in opt:
             stream = pc.stored_stream(data, opt["stored"])
@@ -323,7 +337,7 @@ def main():
             os.unlink(os.path.join(work, old))
     try:
         for case in plan.cases:
-            write_case(case, work, libpng_tool, limits["PAETH_ROWS"])
+            write_case(case, work, libpng_tool, limits["WAVE_ROWS"])
         written = time.time()
         p = subprocess.run([compare, work], capture_output=True, text=True)
         lines = p.stdout.splitlines()

@@ -86,10 +86,10 @@ def palette_bytes():
 
 # ---- row filters, for the hand-made streams ----
 
-def row_filters(pattern, height, paeth_rows):
+def row_filters(pattern, height, group):
     """The filter type of every row: one filter for all, a fixed mix, or runs of 1 to
-    paeth_rows + 1 Paeth rows between Sub rows (runs that end before, at and past a group
-    of paeth_rows)."""
+    group + 1 Paeth rows between Sub rows (runs that end before, at and past a group
+    of `group` rows, the reader's wavefront)."""
     if pattern in ("none", "sub", "up", "average", "paeth"):
         return np.full(height, ("none", "sub", "up", "average", "paeth").index(pattern), np.uint8)
     if pattern == "mixed":
@@ -98,7 +98,7 @@ def row_filters(pattern, height, paeth_rows):
     out, run = [], 1
     while len(out) < height:
         out += [FILTER_PAETH] * run + [FILTER_SUB]
-        run = run % (paeth_rows + 1) + 1
+        run = run % (group + 1) + 1
     return np.array(out[:height], np.uint8)
 
 
