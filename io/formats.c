@@ -14,16 +14,17 @@ static const struct {
 } out_extensions[] = {
     {".png", GS_OUT_PNG}, {".pgm", GS_OUT_PGM}, {".bmp", GS_OUT_BMP}, {".tga", GS_OUT_TGA},
     {".jpg", GS_OUT_JPG}, {".jpeg", GS_OUT_JPG}, {".npy", GS_OUT_NPY}, {".tif", GS_OUT_TIF},
-    {".tiff", GS_OUT_TIF},
+    {".tiff", GS_OUT_TIF}, {".fits", GS_OUT_FITS}, {".fit", GS_OUT_FITS}, {".fts", GS_OUT_FITS},
 };
 
 static const struct {
     const char *name; /* for messages */
     int lossless;     /* decodes to exactly the samples written */
+    int takes_float;  /* stores IEEE float samples */
 } out_formats[] = {
-    [GS_OUT_PNG] = {"PNG", 1}, [GS_OUT_PGM] = {"PGM", 1}, [GS_OUT_BMP] = {"BMP", 1},
-    [GS_OUT_TGA] = {"TGA", 1}, [GS_OUT_JPG] = {"JPEG", 0}, [GS_OUT_NPY] = {"NPY", 1},
-    [GS_OUT_TIF] = {"TIFF", 1},
+    [GS_OUT_PNG] = {"PNG", 1, 0}, [GS_OUT_PGM] = {"PGM", 1, 0}, [GS_OUT_BMP] = {"BMP", 1, 0},
+    [GS_OUT_TGA] = {"TGA", 1, 0}, [GS_OUT_JPG] = {"JPEG", 0, 0}, [GS_OUT_NPY] = {"NPY", 1, 1},
+    [GS_OUT_TIF] = {"TIFF", 1, 1}, [GS_OUT_FITS] = {"FITS", 1, 1},
 };
 _Static_assert(sizeof out_formats / sizeof out_formats[0] == GS_OUT_FORMAT_COUNT,
                "every gs_out_format needs a name");
@@ -43,7 +44,7 @@ static void supported_list(char *buf, size_t size)
 gs_status gs_out_format_from_path(const char *path, gs_out_format *out, char *err,
                                   size_t err_size)
 {
-    char list[64];
+    char list[96];
     if (!path || !out) return gs_fail(err, err_size, GS_ERR_USAGE, "gs_out_format_from_path: NULL argument");
     if (strcmp(path, "-") == 0) {
         *out = GS_OUT_PNG; /* standard output carries PNG: lossless, and 16-bit capable */
@@ -76,4 +77,9 @@ const char *gs_out_format_name(gs_out_format fmt)
 int gs_out_format_lossless(gs_out_format fmt)
 {
     return (unsigned)fmt < GS_OUT_FORMAT_COUNT && out_formats[fmt].lossless;
+}
+
+int gs_out_format_takes_float(gs_out_format fmt)
+{
+    return (unsigned)fmt < GS_OUT_FORMAT_COUNT && out_formats[fmt].takes_float;
 }

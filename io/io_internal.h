@@ -184,6 +184,8 @@ struct gs_reader {
     int png_fallback;                   /* the fast PNG reader reads a source that can rewind:
                                            if it refuses the data, libpng reads it again */
     char note[GS_ERR_SIZE];             /* which decoder gave the answer, when that is news */
+    char *fits_cards;                   /* a FITS input's WCS cards (80 characters each), owned */
+    size_t fits_card_count;             /* cards held */
 };
 
 /* Format openers: called with reader->src positioned at the start of the input and
@@ -266,7 +268,10 @@ struct gs_writer {
     uint32_t width;           /* samples per row */
     uint32_t height;          /* rows */
     uint32_t bits;            /* bits per sample in the caller's rows */
+    gs_sample_kind kind;      /* unsigned integers or IEEE floats */
     uint32_t rows_written;    /* rows accepted so far */
+    char *cards;              /* FITS header cards to copy (80 characters each), owned */
+    size_t card_count;        /* cards held */
     gs_encode_settings encode; /* PNG and TIFF: level and deflate threads */
     int failed;               /* a write failed: only abort (or a failing commit) remains */
 };
@@ -278,6 +283,7 @@ gs_status gs_write_stb_open(gs_writer *writer, char *err, size_t err_size); /* B
 gs_status gs_write_pgm_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size);
 gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size); /* write_tiff.c */
+gs_status gs_write_fits_open(gs_writer *writer, char *err, size_t err_size); /* write_fits.c */
 
 /* Shared by PGM and NPY: write `header`, then stream rows with each sample in the file's
  * byte order (big-endian or little-endian); writer->bits must be 8, 16, 32 or 64. */

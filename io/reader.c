@@ -243,9 +243,17 @@ const char *gs_reader_note(const gs_reader *reader)
     return reader && reader->note[0] ? reader->note : NULL;
 }
 
+const char *gs_reader_fits_cards(const gs_reader *reader, size_t *count)
+{
+    const int any = reader && reader->fits_cards && reader->fits_card_count;
+    if (count) *count = any ? reader->fits_card_count : 0;
+    return any ? reader->fits_cards : NULL;
+}
+
 void gs_reader_close(gs_reader *reader)
 {
     if (!reader) return;
+    free(reader->fits_cards);
     if (reader->ops && reader->impl) reader->ops->destroy(reader->impl);
     gs_source_close(&reader->src);
     free(reader);

@@ -15,12 +15,15 @@
  * minor than its own. A minor bump only appends fields to the end of a struct; readers look
  * at struct_size before touching an appended field. The fields each minor adds: 1.1
  * smooth_axes (--axis y|xy); 1.2 device_count (--devices); 1.3 memories and
- * gs_plugin_config.memory (strips already in device memory, for libgsmooth's callers).
+ * gs_plugin_config.memory (strips already in device memory, for libgsmooth's callers);
+ * 1.4 float32 samples (GS_DEPTH_F32: a host offers float strips only to a plugin whose
+ * descriptor has the bit, so an older plugin is never handed one).
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
- * a fixed amount of memory. Samples are native-endian uint8_t or uint16_t; integral output
- * is native-endian uint32_t or uint64_t.
+ * a fixed amount of memory. Samples are native-endian uint8_t or uint16_t, or (ABI 1.4)
+ * IEEE float32 (in_bits = 32: there are no 32-bit integer samples); integral output is
+ * native-endian uint32_t or uint64_t, or float64 for float32 input.
  *
  * Arithmetic. Every backend gives identical bytes for every input; the host checks it
  * against a plain C reference, and users rely on it. For each row independently:
@@ -44,11 +47,28 @@
  *   rows, then K passes along the columns on those float32 values (no rounding between),
  *   then one rounding as above.
  *
+ *   Float32 samples (ABI 1.4, in_bits = 32): the same passes on the samples' values, and
+ *   the result stored as float32 (out_bits = 32) with no rounding and no clamping. Integer
+ *   samples may also be smoothed to float32 (in_bits 8 or 16, out_bits = 32): the
+ *   unrounded passes. Values follow IEEE arithmetic: a NaN spreads one sample a pass, an
+ *   infinity stays one (and +Inf beside -Inf makes NaN); subnormals are kept (no flush to
+ *   zero). `/ 3` is IEEE division for every float (a faster sequence only where proven
+ *   equal, infinities and NaN included). Every NaN result is stored as the one quiet NaN
+ *   0x7fc00000 (float64: 0x7ff8000000000000), since hardware differs in the NaN it makes.
+ *
  *   Integral rows: out[x] = in[0] + ... + in[x], exact in out_bits (the host picks out_bits
  *   with gs_integral_rows_bits, so no sum overflows).
  *   Integral 2d (summed-area table): out[y][x] = the sum of in[0..y][0..x] over the whole
  *   image, strips after the first continuing from `column_sums`; out_bits from
  *   gs_integral_2d_bits.
+ *   Integrals of float32 (out_bits = 64, float64): rows: out[x] = out[x-1] + in[x] in
+ *   float64, from left to right (out[0] = in[0]), each addition rounded to nearest even;
+ *   2d: out[y][x] = column_sums[x] + row[x] in float64, with row[] the row's integral
+ *   above, down each column in order (column_sums float64 too; before the first strip they
+ *   hold -0.0, the identity of addition, so row 0 is its row integral, zeros' signs too).
+ *   That order is the definition: a backend may scan rows in parallel, never reassociate
+ *   one row's sums.
+ *   NaN results are stored as above.
  *
  * Errors. Every call returns a gs_plugin_status. On failure it writes one line of text,
  * NUL-terminated and truncated to fit, into the caller-owned buffer `err` of `err_size`
@@ -69,7 +89,7 @@ extern "C" {
 #endif
 
 #define GS_PLUGIN_ABI_MAJOR 1
-#define GS_PLUGIN_ABI_MINOR 3
+#define GS_PLUGIN_ABI_MINOR 4
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
 
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
@@ -114,6 +134,7 @@ typedef enum gs_plugin_status {
 /* Sample depths, as bits in gs_plugin_desc.depths. */
 #define GS_DEPTH_U8  (1u << 0)
 #define GS_DEPTH_U16 (1u << 1)
+#define GS_DEPTH_F32 (1u << 2) /* ABI 1.4: float32 samples in, and float32 smoothing out */
 
 /* Where an instance's strips live (ABI 1.3), as values of gs_plugin_config.memory and bits
  * of gs_plugin_desc.memories. */
@@ -137,17 +158,19 @@ typedef struct gs_plugin_config {
 
 /*
  * One strip of rows. The source holds `rows` rows of `width` samples of `in_bits` bits
- * (8 or 16) starting at `src`, row r at src + r * src_stride. The destination is laid out
- * likewise at `dst` with `dst_stride`, holding samples of `out_bits` bits: equal to in_bits
- * for smoothing, 32 or 64 for the integrals. Strides are in bytes and at least one row.
+ * (8, 16, or 32 for float32) starting at `src`, row r at src + r * src_stride. The
+ * destination is laid out likewise at `dst` with `dst_stride`, holding samples of
+ * `out_bits` bits: for smoothing equal to in_bits, or 32 (float32) from any input of a
+ * plugin with GS_DEPTH_F32; for the integrals 32 or 64 (unsigned), or 64 (float64) for
+ * float32 input. Strides are in bytes and at least one row.
  * Source and destination do not overlap.
  */
 typedef struct gs_strip {
     GS_ABI_HEADER_FIELDS;
     uint32_t width;     /* samples per row, >= 1 */
     uint32_t rows;      /* rows in this strip, >= 1 */
-    uint32_t in_bits;   /* 8 or 16 */
-    uint32_t out_bits;  /* 8/16 (smooth), 32/64 (integral) */
+    uint32_t in_bits;   /* 8 or 16; 32: float32 (ABI 1.4) */
+    uint32_t out_bits;  /* in_bits or 32 (smooth), 32/64 (integral) */
     const void *src;    /* first source row */
     size_t src_stride;  /* bytes from one source row to the next */
     void *dst;          /* first destination row */
@@ -250,18 +273,22 @@ static inline uint32_t gs_integral_bits_for_count(uint32_t in_bits, uint64_t cou
 }
 
 /* Integral rows: uint32 for 8-bit input (uint64 once 255 x width reaches 2^32), uint64
- * for 16-bit input. */
+ * for 16-bit input, float64 for float32 input. */
 static inline uint32_t gs_integral_rows_bits(uint32_t in_bits, uint32_t width)
 {
-    return in_bits == 16 ? 64u : gs_integral_bits_for_count(in_bits, width);
+    return in_bits >= 16 ? 64u : gs_integral_bits_for_count(in_bits, width);
 }
 
 /* Summed-area table: uint32 when (2^in_bits - 1) x width x height is below 2^32, else
- * uint64. */
+ * uint64; float64 for float32 input. */
 static inline uint32_t gs_integral_2d_bits(uint32_t in_bits, uint32_t width, uint32_t height)
 {
-    return gs_integral_bits_for_count(in_bits, (uint64_t)width * height);
+    return in_bits == 32 ? 64u : gs_integral_bits_for_count(in_bits, (uint64_t)width * height);
 }
+
+/* The quiet NaN every NaN result is stored as (see "Arithmetic"). */
+#define GS_CANONICAL_NAN_F32 UINT32_C(0x7fc00000)
+#define GS_CANONICAL_NAN_F64 UINT64_C(0x7ff8000000000000)
 
 #ifdef __cplusplus
 }
