@@ -12,8 +12,10 @@ mkdir -p "$dest/lib" "$dest/include"
 libdir=/usr/lib/x86_64-linux-gnu
 # libjpeg.so.62 (Debian's libjpeg-turbo): Ubuntu's is libjpeg.so.8, another soname.
 # libtiff.so.6 with the codec libraries Ubuntu's image may lack (Debian's build links them).
+# libcfitsio.so.10 with the libcurl-gnutls it links (Ubuntu names its own package apart).
 for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*' 'libisal.so*' \
-    'libtiff.so.6*' 'libgif.so.7*' 'libdeflate.so.0*' 'libLerc.so.4*' 'libjbig.so.0*' 'libwebp.so.7*' 'libsharpyuv.so.0*'; do
+    'libtiff.so.6*' 'libgif.so.7*' 'libdeflate.so.0*' 'libLerc.so.4*' 'libjbig.so.0*' 'libwebp.so.7*' 'libsharpyuv.so.0*' \
+    'libcfitsio.so.10*' 'libcurl-gnutls.so.4*'; do
     for f in $libdir/$pattern; do
         [ -e "$f" ] && cp -a "$f" "$dest/lib/"
     done

@@ -6,17 +6,19 @@ set -eu
 cd "$(dirname "$0")/.."
 # Build tools and libraries (libjpeg-dev is libjpeg-turbo on Debian and Ubuntu; libisal-dev
 # is ISA-L, for the fast PNG reader and writer; libtiff-dev is libtiff 4.5 or later, for
-# TIFF; libgif-dev is giflib, for GIF; libwebp-dev is libwebp, for WebP; libstb-dev gives
+# TIFF; libgif-dev is giflib, for GIF; libwebp-dev is libwebp, for WebP; libcfitsio-dev is
+# cfitsio, for FITS; libstb-dev gives
 # the stb headers, compiled in);
 # python3-numpy and python3-pil serve the golden cross-check and the Python module,
-# python3-tifffile the TIFF tests (an independent TIFF writer), libtiff-tools (tiffcp,
+# python3-tifffile the TIFF tests (an independent TIFF writer), python3-astropy the FITS
+# tests (an independent FITS writer), libtiff-tools (tiffcp,
 # tiffcrop) the external corpora's TIFF reference for codecs tifffile leaves to
 # imagecodecs, python3-opencv the corpora's reference for PNG (libpng) and a second one for
 # JPEG and BMP, and with libvips-tools writes PNGs as those programs do for the PNG
 # conformance test; python3-pytest the Python module's tests, python3-dask, -distributed
 # and -zarr those of gsmooth.dask; zsh and bash-completion the
 # completion tests (zsh's is skipped without it; bash's also runs without bash-completion).
-packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev libwebp-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-pytest python3-dask python3-distributed python3-zarr python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
+packages="cmake ninja-build gcc pkg-config libpng-dev libjpeg-dev libisal-dev libtiff-dev libtiff-tools libgif-dev libwebp-dev libcfitsio-dev zlib1g-dev libstb-dev check python3-numpy python3-pil python3-tifffile python3-astropy python3-pytest python3-dask python3-distributed python3-zarr python3-opencv libvips-tools groff-base lowdown zsh bash-completion"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
