@@ -81,6 +81,11 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
 GS_HD float gs_mean2(float l, float r) { return (l + r) * 0.5f; }
 
+/* A float result as stored: itself, or the one quiet NaN 0x7fc00000 for every NaN, since
+ * CPUs and GPUs make different NaN bit patterns (the plugin ABI, "Arithmetic"). */
+GS_HD float gs_canonical_f32(float v) { return v != v ? __builtin_nanf("") : v; }
+GS_HD double gs_canonical_f64(double v) { return v != v ? __builtin_nan("") : v; }
+
 /* Round to nearest, ties to even, and clamp to [0, maxval]. */
 GS_HD float gs_quantize(float v, float maxval)
 {

@@ -34,9 +34,10 @@ static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, c
     else if (s->struct_size < sizeof(gs_strip) || s->abi_major != GS_PLUGIN_ABI_MAJOR)
         why = "strip struct from another ABI";
     else if (s->width == 0 || s->rows == 0) why = "empty strip";
-    else if (s->in_bits != 8 && s->in_bits != 16)
-        why = "input depth must be 8 or 16 bits", prc = GS_PLUGIN_ERR_UNSUPPORTED;
-    else if (integral ? (s->out_bits != 32 && s->out_bits != 64) : s->out_bits != s->in_bits)
+    else if (s->in_bits != 8 && s->in_bits != 16 && s->in_bits != 32)
+        why = "input depth must be 8 or 16 bits, or 32 (float32)", prc = GS_PLUGIN_ERR_UNSUPPORTED;
+    else if (integral ? (s->in_bits == 32 ? s->out_bits != 64 : s->out_bits != 32 && s->out_bits != 64)
+                      : s->out_bits != s->in_bits && s->out_bits != 32)
         why = "unsupported output depth", prc = GS_PLUGIN_ERR_UNSUPPORTED;
     else if (s->src_stride < (size_t)s->width * (s->in_bits / 8) ||
              s->dst_stride < (size_t)s->width * (s->out_bits / 8))

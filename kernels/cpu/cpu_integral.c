@@ -4,6 +4,7 @@
 #include "cpu_isa.h"
 #include "cpu_kernels.h"
 #include "parallel.h"
+#include "stencil_math.h"
 
 /* Columns one 2d work item updates down the strip: long enough for streaming, small
  * enough that 2 cores share the work of a narrow strip. */
@@ -23,6 +24,18 @@ GS_DEFINE_PREFIX(uint16_t, uint32_t, u16_u32)
 GS_DEFINE_PREFIX(uint16_t, uint64_t, u16_u64)
 #undef GS_DEFINE_PREFIX
 
+/* Float32 rows summed from left to right in float64 (the ABI's order), from -0.0, the
+ * identity of addition, so the first sum is the first sample exactly; NaN made canonical. */
+static void prefix_f32_f64(const void *in, void *out, uint32_t width)
+{
+    const float *src = (const float *)in;
+    double *dst = (double *)out, sum = -0.0;
+    for (uint32_t x = 0; x < width; ++x) {
+        sum += (double)src[x];
+        dst[x] = gs_canonical_f64(sum);
+    }
+}
+
 /* Add the column totals so far to a row of prefixes, which become the new totals. */
 #define GS_DEFINE_ACCUMULATE(TOUT, SUFFIX)                                           \
     static void accumulate_##SUFFIX(void *row, void *column_sums, uint32_t x0,      \
@@ -34,6 +47,12 @@ GS_DEFINE_PREFIX(uint16_t, uint64_t, u16_u64)
 GS_DEFINE_ACCUMULATE(uint32_t, u32)
 GS_DEFINE_ACCUMULATE(uint64_t, u64)
 #undef GS_DEFINE_ACCUMULATE
+
+static void accumulate_f64(void *row, void *column_sums, uint32_t x0, uint32_t x1)
+{
+    double *dst = (double *)row, *col = (double *)column_sums;
+    for (uint32_t x = x0; x < x1; ++x) col[x] = dst[x] = gs_canonical_f64(col[x] + dst[x]);
+}
 
 typedef void (*prefix_fn)(const void *, void *, uint32_t);
 typedef void (*accumulate_fn)(void *, void *, uint32_t, uint32_t);
@@ -51,6 +70,11 @@ static integral_job make_job(const gs_rows *s, const gs_cpu_isa *isa, void *colu
 {
     integral_job job = {s, isa ? isa : gs_cpu_isa_best(), NULL, NULL, column_sums, 0};
     int wide = s->out_bits == 64;
+    if (s->in_bits == 32) {
+        job.prefix = prefix_f32_f64;
+        job.accumulate = accumulate_f64;
+        return job;
+    }
     if (s->in_bits == 16) job.prefix = wide ? prefix_u16_u64 : prefix_u16_u32;
     else if (wide) job.prefix = prefix_u8_u64;
     job.accumulate = wide ? accumulate_u64 : accumulate_u32;

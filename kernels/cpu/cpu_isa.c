@@ -27,6 +27,11 @@ static void scalar_store_u16(const float *src, uint16_t *dst, long n)
     for (long i = 0; i < n; ++i) dst[i] = (uint16_t)gs_quantize(src[i], 65535.0f);
 }
 
+static void scalar_store_f32(const float *src, float *dst, long n)
+{
+    for (long i = 0; i < n; ++i) dst[i] = gs_canonical_f32(src[i]);
+}
+
 static void scalar_mean3_of(const float *l, const float *c, const float *r, float *out, long n)
 {
     for (long i = 0; i < n; ++i) out[i] = gs_mean3(l[i], c[i], r[i]);
@@ -52,9 +57,12 @@ const gs_cpu_isa gs_cpu_isa_scalar = {
     .load_u16 = scalar_load_u16,
     .store_u8 = scalar_store_u8,
     .store_u16 = scalar_store_u16,
+    .store_f32 = scalar_store_f32,
     .mean3 = scalar_mean3,
     .mean3_short = scalar_mean3, /* the exact division: the same bits everywhere */
     .mean3_of = scalar_mean3_of,
+    .mean3_ieee = scalar_mean3, /* scalar passes divide exactly */
+    .mean3_of_ieee = scalar_mean3_of,
     .mean2_of = scalar_mean2_of,
     .int_window_u8 = gs_int_window_u8, /* int_sums.h, compiled with this file's flags */
     .int_window_rows_u8 = gs_int_window_rows_u8,

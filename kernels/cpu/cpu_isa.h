@@ -13,6 +13,7 @@ typedef struct gs_cpu_isa {
     void (*load_u16)(const uint16_t *src, float *dst, long n);
     void (*store_u8)(const float *src, uint8_t *dst, long n);   /* rint, clamp, narrow */
     void (*store_u16)(const float *src, uint16_t *dst, long n);
+    void (*store_f32)(const float *src, float *dst, long n);    /* NaN to the canonical one */
     /* Interior pass: b[i] = ((a[i-1] + a[i]) + a[i+1]) / 3 for i in [0, n); a[-1] and a[n]
      * must be readable. */
     void (*mean3)(const float *a, float *b, long n);
@@ -24,6 +25,10 @@ typedef struct gs_cpu_isa {
      * ((l[i] + c[i]) + r[i]) / 3; and the two-term mean at a column end: (l[i] + r[i]) / 2. */
     void (*mean3_of)(const float *l, const float *c, const float *r, float *out, long n);
     void (*mean2_of)(const float *l, const float *r, float *out, long n);
+    /* mean3 and mean3_of with IEEE division, for float samples, whose sums may be any
+     * float (the fma sequences are proven only on the sums integer samples make). */
+    void (*mean3_ieee)(const float *a, float *b, long n);
+    void (*mean3_of_ieee)(const float *l, const float *c, const float *r, float *out, long n);
     /* K <= GS_INT_SUMS_MAX_PASSES passes over 8-bit samples at least K from the row or
      * column ends as exact integer sums (int_sums.h; the same bytes as the float passes),
      * one weighted window and its rounding at once. Along a row: dst[i] for i in [0, n)

@@ -18,6 +18,11 @@ static inline vec v_add(vec a, vec b) { return _mm256_add_ps(a, b); }
 static inline vec v_mul(vec a, vec b) { return _mm256_mul_ps(a, b); }
 static inline vec v_fmadd(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }
 static inline vec v_fnmadd(vec a, vec b, vec c) { return _mm256_fnmadd_ps(a, b, c); }
+static inline vec v_div(vec a, vec b) { return _mm256_div_ps(a, b); }
+static inline vec v_canonical_nan(vec v)
+{
+    return _mm256_blendv_ps(v, _mm256_set1_ps(__builtin_nanf("")), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
 static inline vec v_min(vec a, vec b) { return _mm256_min_ps(a, b); }
 static inline vec v_max(vec a, vec b) { return _mm256_max_ps(a, b); }
 static inline vec v_round_even(vec v)

@@ -17,6 +17,11 @@ static inline vec v_add(vec a, vec b) { return _mm512_add_ps(a, b); }
 static inline vec v_mul(vec a, vec b) { return _mm512_mul_ps(a, b); }
 static inline vec v_fmadd(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }
 static inline vec v_fnmadd(vec a, vec b, vec c) { return _mm512_fnmadd_ps(a, b, c); }
+static inline vec v_div(vec a, vec b) { return _mm512_div_ps(a, b); }
+static inline vec v_canonical_nan(vec v)
+{
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_set1_ps(__builtin_nanf("")));
+}
 static inline vec v_min(vec a, vec b) { return _mm512_min_ps(a, b); }
 static inline vec v_max(vec a, vec b) { return _mm512_max_ps(a, b); }
 static inline vec v_round_even(vec v)

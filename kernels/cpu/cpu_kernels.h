@@ -10,6 +10,9 @@
 #include "cpu_isa.h"
 #include "rows.h"
 
+/* One interior pass over n floats (a gs_cpu_isa mean3 variant). */
+typedef void (*mean3_fn)(const float *a, float *b, long n);
+
 /* Per-worker float scratch that an instance keeps between calls (grown on demand). */
 typedef struct gs_cpu_workspace {
     unsigned workers;   /* number of buffers */
@@ -23,6 +26,13 @@ void gs_cpu_workspace_release(gs_cpu_workspace *ws);
 /* At least `workers` buffers of `floats` floats each (kept when already large enough).
  * 0, or -1 when out of memory (the workspace is then empty). */
 int gs_cpu_workspace_reserve(gs_cpu_workspace *ws, unsigned workers, size_t floats);
+
+/* Row pieces shared by the row and column passes (cpu_smooth.c). */
+void gs_cpu_load_floats(const gs_cpu_isa *isa, const void *row, uint32_t bits, long lo, long hi,
+                        float *dst);
+void gs_cpu_store_results(const gs_cpu_isa *isa, const float *v, void *row, uint32_t bits, long x,
+                          long n);
+mean3_fn gs_cpu_pass_mean3(const gs_cpu_isa *isa, uint32_t in_bits, long p);
 
 /* Output samples each smoothing work item covers: two float buffers of
  * GS_CPU_CHUNK + 2 * iters floats (16 KiB for small iters) stay inside a 32 KiB L1. */

@@ -17,8 +17,8 @@
  * the adaptive count; any other position reads its two neighbours, so the caller provides
  * a[lo-1] and a[hi] as halo wherever those are not row ends.
  */
-static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off, long lo,
-                       long hi, long width, int short_div)
+static void pass_range(mean3_fn mean3, const float *a, float *b, long off, long lo, long hi,
+                       long width)
 {
     if (lo >= hi) return;
     if (width == 1) {
@@ -33,7 +33,7 @@ static void pass_range(const gs_cpu_isa *isa, const float *a, float *b, long off
         b[width - 1 - off] = gs_mean2(a[width - 2 - off], a[width - 1 - off]);
         hi = width - 1;
     }
-    if (lo < hi) (short_div ? isa->mean3_short : isa->mean3)(a + (lo - off), b + (lo - off), hi - lo);
+    if (lo < hi) mean3(a + (lo - off), b + (lo - off), hi - lo);
 }
 
 /* Floats from the start of buffer a to buffer b for a span of `span` floats. The gap is
@@ -53,6 +53,34 @@ typedef struct smooth_job {
     gs_cpu_workspace *ws;    /* per-worker scratch */
 } smooth_job;
 
+/* Samples [lo, hi) of a row of `bits`-bit samples (32: float32) as floats. */
+void gs_cpu_load_floats(const gs_cpu_isa *isa, const void *row, uint32_t bits, long lo, long hi,
+                        float *dst)
+{
+    if (bits == 32) memcpy(dst, (const float *)row + lo, (size_t)(hi - lo) * sizeof(float));
+    else if (bits == 16) isa->load_u16((const uint16_t *)row + lo, dst, hi - lo);
+    else isa->load_u8((const uint8_t *)row + lo, dst, hi - lo);
+}
+
+/* n pass results into a row of `bits`-bit samples from position x: float32 kept (NaN made
+ * canonical), integers rounded and clamped. */
+void gs_cpu_store_results(const gs_cpu_isa *isa, const float *v, void *row, uint32_t bits, long x,
+                          long n)
+{
+    if (bits == 32) isa->store_f32(v, (float *)row + x, n);
+    else if (bits == 16) isa->store_u16(v, (uint16_t *)row + x, n);
+    else isa->store_u8(v, (uint8_t *)row + x, n);
+}
+
+/* The interior mean of pass p (from 0): IEEE division for float samples; from integers,
+ * the two-instruction division in passes 1 to GS_SHORT_DIV_PASSES, the fma one after
+ * (stencil_math.h says where each is exact). */
+mean3_fn gs_cpu_pass_mean3(const gs_cpu_isa *isa, uint32_t in_bits, long p)
+{
+    if (in_bits == 32) return isa->mean3_ieee;
+    return p < (long)GS_SHORT_DIV_PASSES ? isa->mean3_short : isa->mean3;
+}
+
 /* The float passes for output positions [x0, x1) of one row, in worker `worker`'s buffers:
  * the span plus k samples of halo on each side, clipped to the row. */
 static void smooth_span(const smooth_job *job, size_t row, long x0, long x1, unsigned worker)
@@ -68,22 +96,19 @@ static void smooth_span(const smooth_job *job, size_t row, long x0, long x1, uns
     float *b = a + buffer_gap(hi - lo);
 
     const gs_cpu_isa *isa = job->isa;
-    if (s->in_bits == 16) isa->load_u16((const uint16_t *)in + lo, a, hi - lo);
-    else isa->load_u8((const uint8_t *)in + lo, a, hi - lo);
+    gs_cpu_load_floats(isa, in, s->in_bits, lo, hi, a);
     for (long p = 0; p < k; ++p) {
         /* After p+1 passes, only positions at least p+1 away from a cut (not a row end)
          * still equal the whole-row result. */
         long plo = lo == 0 ? 0 : lo + p + 1;
         long phi = hi == width ? width : hi - p - 1;
-        /* the rows start from integers: passes 1..GS_SHORT_DIV_PASSES divide in two operations */
-        pass_range(isa, a, b, lo, plo, phi, width, p < (long)GS_SHORT_DIV_PASSES);
+        pass_range(gs_cpu_pass_mean3(isa, s->in_bits, p), a, b, lo, plo, phi, width);
         float *t = a; a = b; b = t;
     }
     if (job->float_dst)
         memcpy(job->float_dst + row * job->float_stride + x0, a + (x0 - lo),
                (size_t)(x1 - x0) * sizeof(float));
-    else if (s->in_bits == 16) isa->store_u16(a + (x0 - lo), (uint16_t *)out + x0, x1 - x0);
-    else isa->store_u8(a + (x0 - lo), (uint8_t *)out + x0, x1 - x0);
+    else gs_cpu_store_results(isa, a + (x0 - lo), out, s->out_bits, x0, x1 - x0);
 }
 
 /* K passes of integer sums (int_sums.h) for output positions [x0, x1) of one row, each at
@@ -105,7 +130,7 @@ static int smooth_item(void *ctx, size_t item, unsigned worker)
     const long x1 = x0 + job->chunk < width ? x0 + job->chunk : width;
     /* 8-bit rounded output at a few passes: the positions at least k from both row ends
      * as integer sums (int_sums.h, the same bytes), the few others by the float passes */
-    if (!job->float_dst && gs_int_sums_apply(s->in_bits, k)) {
+    if (!job->float_dst && s->out_bits == s->in_bits && gs_int_sums_apply(s->in_bits, k)) {
         long ilo, ihi;
         gs_int_sums_inner(x0, x1, width, k, &ilo, &ihi);
         if (ilo < ihi) {

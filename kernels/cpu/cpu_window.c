@@ -60,9 +60,7 @@ static uint8_t *out_row(const column_job *job, long t)
 static void emit(const column_job *job, long t, const float *v, long c0, long n)
 {
     uint8_t *dst = out_row(job, t);
-    if (!dst) return;
-    if (job->window->in_bits == 16) job->isa->store_u16(v, (uint16_t *)dst + c0, n);
-    else job->isa->store_u8(v, dst + c0, n);
+    if (dst) gs_cpu_store_results(job->isa, v, dst, job->window->out_bits, c0, n);
 }
 
 /*
@@ -80,14 +78,15 @@ static void column_span(const column_job *job, unsigned worker, long c0, long n,
     const gs_cpu_isa *isa = job->isa;
     const long rows = job->window_rows, k = job->iters;
     float *ring = job->levels->buffers[worker];
+    /* float samples divide exactly; sums of integers may take the proven fma sequence */
+    void (*const mean3_of)(const float *, const float *, const float *, float *, long) =
+        w->in_bits == 32 ? isa->mean3_of_ieee : isa->mean3_of;
 
     for (long y = r0; y < r1 + k; ++y) {
         if (y < r1) {
             if (!job->rows_float) {
                 const uint8_t *src = (const uint8_t *)w->src + (size_t)y * w->src_stride;
-                float *in = ring_row(job, ring, 0, y);
-                if (w->in_bits == 16) isa->load_u16((const uint16_t *)src + c0, in, n);
-                else isa->load_u8(src + c0, in, n);
+                gs_cpu_load_floats(isa, src, w->in_bits, c0, c0 + n, ring_row(job, ring, 0, y));
             }
             if (k == 0 && y >= e0 && y < e1) emit(job, y, level_row(job, ring, 0, y, c0), c0, n);
         }
@@ -101,7 +100,7 @@ static void column_span(const column_job *job, unsigned worker, long c0, long n,
             else if (t == 0) isa->mean2_of(mid, level_row(job, ring, j - 1, 1, c0), out, n);
             else if (t == rows - 1) isa->mean2_of(level_row(job, ring, j - 1, t - 1, c0), mid, out, n);
             else
-                isa->mean3_of(level_row(job, ring, j - 1, t - 1, c0), mid,
+                mean3_of(level_row(job, ring, j - 1, t - 1, c0), mid,
                               level_row(job, ring, j - 1, t + 1, c0), out, n);
             if (j == k && t >= e0 && t < e1) emit(job, t, out, c0, n);
         }
@@ -205,7 +204,7 @@ int gs_cpu_smooth_window(const gs_rows *window, uint32_t above, uint32_t below, 
     /* 8-bit rows down a window (no row passes first) at 1 to GS_INT_SUMS_MAX_PASSES passes:
      * the rows written at least K from the window's ends as integer sums, a row at a time */
     const long k = iters, e0 = above, e1 = above + (long)window->rows;
-    if (!rows_float && gs_int_sums_apply(window->in_bits, k)) {
+    if (!rows_float && window->out_bits == window->in_bits && gs_int_sums_apply(window->in_bits, k)) {
         gs_int_sums_inner(e0, e1, window_rows, k, &job.int0, &job.int1);
         if (job.int0 >= job.int1) job.int0 = job.int1 = 0;
     }
