@@ -73,6 +73,8 @@ typedef struct fits_state {
     int naxis;           /* axes of the HDU: first_pixel has this many entries */
     LONGLONG *first_pixel; /* cfitsio's 1-based coordinates of the next read */
     double *doubles;     /* FITS_F64: FITS_DOUBLE_CHUNK samples */
+    void *mem;           /* an input in memory: cfitsio keeps the addresses of these two */
+    size_t mem_size;
 } fits_state;
 
 /* One line for a cfitsio status, with what was being done. */
@@ -181,11 +183,12 @@ static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *
     gs_source *src = &reader->src;
     int status = 0;
     if (src->data) {
-        void *mem = src->data + src->pos;
-        size_t mem_size = src->size - src->pos;
-        *size = mem_size;
-        /* READONLY: cfitsio neither writes to nor reallocates the caller's bytes. */
-        if (fits_open_memfile(&f->fptr, "gsmooth-input", READONLY, &mem, &mem_size, 0, NULL, &status))
+        f->mem = src->data + src->pos;
+        f->mem_size = src->size - src->pos;
+        *size = f->mem_size;
+        /* READONLY: cfitsio neither writes to nor reallocates the caller's bytes; it reads
+         * them through &f->mem and &f->mem_size until it is closed. */
+        if (fits_open_memfile(&f->fptr, "gsmooth-input", READONLY, &f->mem, &f->mem_size, 0, NULL, &status))
             return fits_failure(status, "cannot open", err, err_size);
         return GS_OK;
     }
