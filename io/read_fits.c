@@ -43,9 +43,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Bytes of a FITS header card, and of a block (headers and data units are whole blocks). */
+/* Bytes of a FITS header card, its keyword, and a block (a file is whole blocks). */
 #define FITS_CARD 80
 #define FITS_KEYWORD 8
+#define FITS_BLOCK 2880u
 /* Axes cfitsio allows an image (NAXIS 0..999, the standard's limit). */
 #define FITS_AXES_MAX 999
 /* Spool and messages: 8 bytes a pixel (float64) of the pixel limit, plus room for the
@@ -175,6 +176,19 @@ static const gs_reader_ops fits_ops = {
 
 /* ---- opening ---- */
 
+/* A FITS file is whole blocks (FITS 4.0, section 3.1). cfitsio reads a block at a time
+ * and assumes it: from a file, a short last block fails the read that reaches it, and
+ * from memory cfitsio reads the whole block, past the end of the bytes it was given. So a
+ * file that ends inside a block is refused before cfitsio sees it, from any source alike
+ * (astropy reads one whose data end before the cut, with a warning; cfitsio does not). */
+static gs_status check_blocks(uint64_t size, char *err, size_t err_size)
+{
+    if (size % FITS_BLOCK == 0) return GS_OK;
+    return gs_fail(err, err_size, GS_ERR_FORMAT,
+                   "FITS: truncated: %llu bytes is not a whole number of %u-byte blocks",
+                   (unsigned long long)size, FITS_BLOCK);
+}
+
 /* Open the input with cfitsio: memory directly, a file (or a stream's spool) by its
  * descriptor's name; *size is the input's bytes. */
 static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *f, uint64_t *size,
@@ -186,6 +200,8 @@ static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *
         f->mem = src->data + src->pos;
         f->mem_size = src->size - src->pos;
         *size = f->mem_size;
+        gs_status rc = check_blocks(*size, err, err_size);
+        if (rc != GS_OK) return rc;
         /* READONLY: cfitsio neither writes to nor reallocates the caller's bytes; it reads
          * them through &f->mem and &f->mem_size until it is closed. */
         if (fits_open_memfile(&f->fptr, "gsmooth-input", READONLY, &f->mem, &f->mem_size, 0, NULL, &status))
@@ -203,10 +219,12 @@ static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *
         const uint64_t limit = max_pixels > (UINT64_MAX - FITS_SPOOL_SLACK) / FITS_SPOOL_BYTES_PER_PIXEL
                                    ? UINT64_MAX
                                    : max_pixels * FITS_SPOOL_BYTES_PER_PIXEL + FITS_SPOOL_SLACK;
-        gs_status rc = gs_spool_stream(src, limit, "FITS", &f->spool_fd, size, err, err_size);
-        if (rc != GS_OK) return rc;
+        gs_status spooled = gs_spool_stream(src, limit, "FITS", &f->spool_fd, size, err, err_size);
+        if (spooled != GS_OK) return spooled;
         fd = f->spool_fd;
     }
+    gs_status rc = check_blocks(*size, err, err_size);
+    if (rc != GS_OK) return rc;
     char path[64];
     snprintf(path, sizeof path, FITS_FD_PATH, fd);
     /* fits_open_diskfile: the name is a plain file name, no extended syntax. */

@@ -206,6 +206,8 @@ def fits_lies(out_dir):
     add(out_dir, "fits_no_end_at_all.fits", no_end, "fail")
     add(out_dir, "fits_simple_only.fits", b"SIMPLE  =                    T", "fail")
     add(out_dir, "fits_header_only.fits", fits_header(image(8, 72, 40)), "fail")
+    # Every sample present, the data unit's last block cut short (FITS files are whole blocks).
+    add(out_dir, "fits_last_block_short.fits", fits_header(image(8, 70, 40)) + bytes(70 * 40), "fail")
     add(out_dir, "fits_half_data.fits", fits_header(image(16, 72, 40)) + data, "fail")
     add(out_dir, "fits_bitpix_missing.fits", fits_header(["SIMPLE  =                    T", "NAXIS   =                    2",
                                                            "NAXIS1  =                   72", "NAXIS2  =                   40"]) + data, "fail")
