@@ -74,6 +74,7 @@ typedef struct fits_state {
     int naxis;           /* axes of the HDU: first_pixel has this many entries */
     LONGLONG *first_pixel; /* cfitsio's 1-based coordinates of the next read */
     double *doubles;     /* FITS_F64: FITS_DOUBLE_CHUNK samples */
+    int raw_fd;          /* the file or spool cfitsio opened again, for the header walk */
     void *mem;           /* an input in memory: cfitsio keeps the addresses of these two */
     size_t mem_size;
 } fits_state;
@@ -225,6 +226,7 @@ static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *
     }
     gs_status rc = check_blocks(*size, err, err_size);
     if (rc != GS_OK) return rc;
+    f->raw_fd = fd;
     char path[64];
     snprintf(path, sizeof path, FITS_FD_PATH, fd);
     /* fits_open_diskfile: the name is a plain file name, no extended syntax. */
@@ -469,6 +471,117 @@ static gs_status choose_kind(gs_reader *reader, fits_state *f, const fits_image 
     return GS_OK;
 }
 
+
+/* ---- the header walk: what cfitsio is not asked to survive ---- */
+
+/* cfitsio sizes a table's column structures by its TFIELDS before checking anything else
+ * (calloc(TFIELDS, 160 bytes), then a loop over them): a few bytes claiming 10^7 columns
+ * would take 1.6 GB. So before cfitsio moves through the HDUs, the headers it will pass
+ * (every one up to the first 2-D image, the same rule as find_image) are read here and a
+ * TFIELDS over the standard's 999 is refused; so is a header whose structure keywords
+ * cannot be read or whose data size overflows (the walk could not say where the next
+ * header lies, and cfitsio might). Headers only: data units are skipped, not read. */
+#define FITS_TFIELDS_MAX 999
+
+/* One block of the input at `at` (whole blocks: check_blocks). */
+static int read_block(const fits_state *f, uint64_t at, unsigned char *block)
+{
+    if (f->mem) {
+        memcpy(block, (const unsigned char *)f->mem + at, FITS_BLOCK);
+        return 0;
+    }
+    for (size_t got = 0; got < FITS_BLOCK;) {
+        ssize_t n = pread(f->raw_fd, block + got, FITS_BLOCK - got, (off_t)(at + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* A card's integer value (columns 11 on: blanks, the number, then blanks or a comment). */
+static int card_integer(const unsigned char *card, long long *value)
+{
+    char text[FITS_CARD - 10 + 1];
+    memcpy(text, card + 10, sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    char *end = NULL;
+    errno = 0;
+    *value = strtoll(text, &end, 10);
+    if (end == text || errno) return -1;
+    while (*end == ' ') ++end;
+    return *end == '\0' || *end == '/' ? 0 : -1;
+}
+
+static int card_is(const unsigned char *card, const char *key)
+{
+    char padded[FITS_KEYWORD + 1];
+    snprintf(padded, sizeof padded, "%-8s", key);
+    return memcmp(card, padded, FITS_KEYWORD) == 0 && memcmp(card + FITS_KEYWORD, "= ", 2) == 0;
+}
+
+static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, size_t err_size)
+{
+    unsigned char block[FITS_BLOCK];
+    uint64_t at = 0;
+    for (int hdu = 1; at < size; ++hdu) {
+        long long bitpix = 0, naxis = -1, pcount = 0, gcount = 1, tfields = -1;
+        int image = hdu == 1, groups = 0, ended = 0, bad = 0;
+        fits_image im = {0};
+        while (!ended) {
+            if (at >= size) return GS_OK; /* no END: cfitsio refuses this header itself */
+            if (read_block(f, at, block) != 0)
+                return gs_fail(err, err_size, GS_ERR_IO, "FITS: read failed: %s", strerror(errno ? errno : EIO));
+            at += FITS_BLOCK;
+            for (const unsigned char *card = block; card < block + FITS_BLOCK && !ended; card += FITS_CARD) {
+                long long v = 0;
+                if (memcmp(card, "END     ", FITS_KEYWORD) == 0) ended = 1;
+                else if (card_is(card, "XTENSION")) image = memcmp(card + 10, "'IMAGE   '", 10) == 0;
+                else if (card_is(card, "GROUPS")) groups = card[29] == 'T';
+                else if (card_is(card, "BITPIX")) bad |= card_integer(card, &bitpix);
+                else if (card_is(card, "NAXIS")) bad |= card_integer(card, &naxis);
+                else if (card_is(card, "PCOUNT")) bad |= card_integer(card, &pcount);
+                else if (card_is(card, "GCOUNT")) bad |= card_integer(card, &gcount);
+                else if (card_is(card, "TFIELDS")) bad |= card_integer(card, &tfields);
+                else if (memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9' &&
+                         memcmp(card + FITS_KEYWORD, "= ", 2) == 0) {
+                    char digits[4] = {0};
+                    size_t n = 0;
+                    while (n < 3 && card[5 + n] >= '0' && card[5 + n] <= '9') digits[n] = (char)card[5 + n], ++n;
+                    const int axis = atoi(digits);
+                    if (card[5 + n] != ' ' || axis < 1 || axis > FITS_AXES_MAX) continue;
+                    if (card_integer(card, &v) != 0 || v < 0) bad = 1;
+                    else im.axes[axis - 1] = v;
+                }
+            }
+        }
+        if (tfields > FITS_TFIELDS_MAX)
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d claims %lld table fields (TFIELDS), over "
+                           "the standard's %d", hdu, tfields, FITS_TFIELDS_MAX);
+        if (bad || naxis < 0 || naxis > FITS_AXES_MAX || pcount < 0 || gcount < 0 ||
+            (bitpix != 8 && bitpix != 16 && bitpix != 32 && bitpix != 64 && bitpix != -32 && bitpix != -64))
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: the header's BITPIX, NAXISn, PCOUNT "
+                           "or GCOUNT cannot be read", hdu);
+        im.naxis = (int)naxis;
+        if (image && image_shape(&im) == 1) return GS_OK; /* where find_image stops */
+        /* Data bytes: |BITPIX| / 8 x GCOUNT x (PCOUNT + NAXIS1 x ... x NAXISn), NAXIS1
+         * left out of the product for random groups (NAXIS1 = 0, GROUPS = T). */
+        uint64_t product = naxis ? 1 : 0;
+        for (int i = groups && im.axes[0] == 0 ? 1 : 0; i < im.naxis; ++i) {
+            if (im.axes[i] && product > UINT64_MAX / (uint64_t)im.axes[i]) goto overflow;
+            product *= (uint64_t)im.axes[i];
+        }
+        const uint64_t per_group = product + (uint64_t)pcount, bytes = (uint64_t)(bitpix < 0 ? -bitpix : bitpix) / 8u;
+        if (per_group < product || (gcount && per_group > UINT64_MAX / (uint64_t)gcount / bytes)) goto overflow;
+        const uint64_t data = bytes * (uint64_t)gcount * per_group;
+        if (data > size) return GS_OK; /* past the end: cfitsio finds no next HDU */
+        at += (data + FITS_BLOCK - 1) / FITS_BLOCK * FITS_BLOCK;
+    }
+    return GS_OK;
+overflow:
+    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: an HDU's data size overflows 64 bits");
+}
+
 gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
 {
     gs_status rc = GS_OK;
@@ -479,9 +592,10 @@ gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err, s
         free(f);
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
     }
-    f->spool_fd = -1;
+    f->spool_fd = f->raw_fd = -1;
     uint64_t size = 0;
     rc = open_input(reader, max_pixels, f, &size, err, err_size);
+    if (rc == GS_OK) rc = walk_headers(f, size, err, err_size);
     if (rc == GS_OK) rc = find_image(f, im, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
