@@ -31,8 +31,13 @@
 #define FITS_KEYWORD 8
 /* Headers and data units are whole blocks of 2880 bytes (36 cards). */
 #define FITS_BLOCK 2880u
-/* The header's memory file grows by this much at a time. */
+/* The header's memory file grows by this much at a time (past its first size, below). */
 #define FITS_HEADER_GROWTH ((size_t)FITS_BLOCK * 4)
+/* Cards cfitsio writes itself (SIMPLE ... BSCALE, its two COMMENT cards, HISTORY, END), and
+ * the blocks beside the header's: the 1x1 data unit and one to spare. */
+#define FITS_OWN_CARDS 16u
+#define FITS_SPARE_BLOCKS 2u
+#define FITS_CARDS_PER_BLOCK (FITS_BLOCK / FITS_CARD)
 #define FITS_HISTORY "written by gsmooth"
 
 typedef struct fits_out {
@@ -75,8 +80,11 @@ static gs_status build_header(gs_writer *writer, fits_out *out, unsigned char **
 {
     gs_status rc = GS_OK;
     int status = 0;
-    size_t mem_size = FITS_HEADER_GROWTH;
-    void *mem = malloc(mem_size);
+    /* Zeroed, and large enough that cfitsio need not grow it: cfitsio reads the header's
+     * unwritten space when it closes the file, and memory it grew (realloc) would be
+     * uninitialised there. */
+    size_t mem_size = ((writer->card_count + FITS_OWN_CARDS) / FITS_CARDS_PER_BLOCK + 1 + FITS_SPARE_BLOCKS) * FITS_BLOCK;
+    void *mem = calloc(1, mem_size);
     fitsfile *fptr = NULL;
     unsigned char *text = NULL;
     if (!mem) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
