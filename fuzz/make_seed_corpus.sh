@@ -180,6 +180,14 @@ if tifffile is not None:
             with open(os.path.join(corpus, name), "rb") as src, open(os.path.join(seeds, "seed_" + name), "wb") as dst:
                 dst.write(src.read())
 
+# FITS of every BITPIX and layout the reader takes apart (tests/external/fits: astropy's
+# writer, and cfitsio's and astropy's own test files), small enough for -max_len.
+fits_dir = os.path.join(root, "tests", "external", "fits")
+for name in sorted(os.listdir(fits_dir)) if os.path.isdir(fits_dir) else []:
+    if name.endswith(".fits") and os.path.getsize(os.path.join(fits_dir, name)) <= 65536:
+        with open(os.path.join(fits_dir, name), "rb") as src, open(os.path.join(seeds, "seed_" + name), "wb") as dst:
+            dst.write(src.read())
+
 # Descriptions for fuzz_png_writer_diff, in the layout its header comment gives: the sizes,
 # types and settings of PNGs common writers make (fields taken modulo their ranges there).
 def png_description(color, width, height, content, filters, level, flags=0, seed=1, strategy=0,

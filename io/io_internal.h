@@ -151,13 +151,21 @@ gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size);
 /* Close and free; the struct is zeroed. */
 void gs_source_close(gs_source *src);
 
+/* Copy the rest of a stream into an unlinked temporary file in $TMPDIR (or /tmp), for a
+ * library that must seek (libtiff, cfitsio): on success *fd (the caller's to close) holds
+ * *size bytes; past `limit` bytes GS_ERR_TOO_LARGE (callers set it to 8 bytes a pixel of
+ * the pixel limit plus 64 MiB); on failure *fd is -1. `format` names the input in the
+ * messages. Defined in spool.c. */
+gs_status gs_spool_stream(gs_source *src, uint64_t limit, const char *format, int *fd,
+                          uint64_t *size, char *err, size_t err_size);
+
 /* ---- readers ---- */
 
 /* The PNG specification's limit on width and height (2^31 - 1), for the reader and writer. */
 #define GS_PNG_DIMENSION_MAX 0x7FFFFFFFu
 
 /* The list a user sees when the input is not an image gsmooth reads. */
-#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR"
+#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, FITS, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR"
 
 /* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
  * Every reader calls it before allocating pixel memory. Defined in samples.c. */
@@ -222,6 +230,10 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err,
 gs_status gs_read_webp_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size);
 gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
+/* The first 2-D image of a FITS file (the primary HDU, else the first image extension
+ * that holds one), through cfitsio; read_fits.c. */
+gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                            size_t err_size);
 
 /* Netpbm's whitespace (the header's separators), for the detector and the reader. */
 static inline int gs_pnm_space(int c)

@@ -2,7 +2,6 @@
 /* Inputs are files by pread, memory, or a stream spooled to an unlinked temporary file;
  * also output files, per-handle message capture, and the TIFF size rules. */
 
-#define _GNU_SOURCE /* O_TMPFILE */
 #include "tiff_io.h"
 
 #include <errno.h>
@@ -15,7 +14,6 @@
 
 #define TIFF_SLACK_BYTES (UINT64_C(64) << 20)
 #define TIFF_BYTES_PER_PIXEL_MAX 8u /* 16-bit RGBA */
-#define SPOOL_CHUNK (1u << 20)
 #define CLASSIC_TIFF_LIMIT (UINT64_C(1) << 32)
 
 uint64_t gs_tiff_bytes_limit(uint64_t max_pixels)
@@ -153,62 +151,6 @@ static int no_map(thandle_t h, void **base, toff_t *size)
 
 static void no_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)base, (void)size; }
 
-/* An unlinked temporary file in $TMPDIR or /tmp. */
-static int spool_file(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/gsmooth-spool-XXXXXX", dir) >= sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = mkostemp(path, O_CLOEXEC);
-    if (fd >= 0) unlink(path);
-    return fd;
-}
-
-static gs_status spool_stream(gs_source *src, uint64_t limit, gs_tiff_input *in, char *err,
-                              size_t err_size)
-{
-    unsigned char *chunk = malloc(SPOOL_CHUNK);
-    if (!chunk) return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
-    gs_status rc = GS_OK;
-    in->fd = spool_file();
-    in->owns_fd = 1;
-    if (in->fd < 0) {
-        rc = gs_fail(err, err_size, GS_ERR_IO, "cannot make a spool file for a TIFF stream: %s", strerror(errno));
-        goto done;
-    }
-    for (;;) {
-        size_t got = gs_source_read_some(src, chunk, SPOOL_CHUNK);
-        if (got == 0) break;
-        if (in->size + got > limit) {
-            rc = gs_fail(err, err_size, GS_ERR_TOO_LARGE,
-                         "TIFF stream is over %llu bytes, the spool limit (8 bytes a pixel of "
-                         "the pixel limit, plus 64 MiB)", (unsigned long long)limit);
-            goto done;
-        }
-        for (size_t put = 0; put < got;) {
-            ssize_t w = write(in->fd, chunk + put, got - put);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) {
-                rc = gs_fail(err, err_size, GS_ERR_IO, "cannot spool a TIFF stream: %s", strerror(errno));
-                goto done;
-            }
-            put += (size_t)w;
-        }
-        in->size += got;
-    }
-    if (src->read_errno)
-        rc = gs_fail(err, err_size, GS_ERR_IO, "read failed: %s", strerror(src->read_errno));
-done:
-    free(chunk);
-    return rc;
-}
-
 gs_status gs_tiff_input_open(gs_source *src, uint64_t spool_limit, gs_tiff_input *in, char *err,
                              size_t err_size)
 {
@@ -230,7 +172,8 @@ gs_status gs_tiff_input_open(gs_source *src, uint64_t spool_limit, gs_tiff_input
         in->size = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
         return GS_OK;
     }
-    return spool_stream(src, spool_limit, in, err, err_size);
+    in->owns_fd = 1;
+    return gs_spool_stream(src, spool_limit, "TIFF", &in->fd, &in->size, err, err_size);
 }
 
 void gs_tiff_input_close(gs_tiff_input *in)

@@ -173,6 +173,67 @@ def tiff_lies(out_dir):
         "fail", "--max-pixels " + BOMB_MAX_PIXELS)
 
 
+FITS_BLOCK = 2880
+
+
+def fits_header(cards):
+    """A FITS header from "KEY = value" strings: 80-column cards, END, blank to a block."""
+    text = b"".join(c.encode().ljust(80) for c in cards + ["END"])
+    return text + b" " * (-len(text) % FITS_BLOCK)
+
+
+def fits_lies(out_dir):
+    """Hand-made FITS headers that lie or break the standard; every one must be refused.
+    Also float32 samples cut short (a float32 image is no valid_ base: its smoothing is
+    the pipeline's, and a PNG output cannot hold it)."""
+    def image(bitpix, width, height, extra=()):
+        return ["SIMPLE  =                    T", "BITPIX  = %20d" % bitpix, "NAXIS   =                    2",
+                "NAXIS1  = %20d" % width, "NAXIS2  = %20d" % height] + list(extra)
+    data = bytes(FITS_BLOCK)
+    add(out_dir, "valid_handmade.fits", fits_header(image(8, 72, 40)) + data, "ok")
+    add(out_dir, "fits_huge_header.fits", fits_header(image(8, 50000, 50000)) + data, "fail")
+    add(out_dir, "fits_huge_width.fits", fits_header(image(16, 4294967295, 1)) + data, "fail")
+    add(out_dir, "fits_wider_than_32_bits.fits", fits_header(image(8, 1 << 33, 1)) + data, "fail")
+    # Admitted by --max-pixels: the data are missing, which must be found before reading.
+    add(out_dir, "fits_huge_admitted.fits", fits_header(image(-64, 50000, 50000)) + data, "fail",
+        "--max-pixels " + BOMB_MAX_PIXELS)
+    add(out_dir, "fits_bad_bitpix.fits", fits_header(image(12, 72, 40)) + data, "fail")
+    add(out_dir, "fits_negative_naxis1.fits", fits_header(image(8, -72, 40)) + data, "fail")
+    add(out_dir, "fits_naxis_1000.fits", fits_header(["SIMPLE  =                    T", "BITPIX  =                    8",
+                                                       "NAXIS   =                 1000"]) + data, "fail")
+    no_end = b"".join(c.encode().ljust(80) for c in image(8, 72, 40))
+    add(out_dir, "fits_missing_end.fits", no_end + b" " * (FITS_BLOCK - len(no_end)) + data, "fail")
+    add(out_dir, "fits_no_end_at_all.fits", no_end, "fail")
+    add(out_dir, "fits_simple_only.fits", b"SIMPLE  =                    T", "fail")
+    add(out_dir, "fits_header_only.fits", fits_header(image(8, 72, 40)), "fail")
+    # Every sample present, the data unit's last block cut short (FITS files are whole blocks).
+    add(out_dir, "fits_last_block_short.fits", fits_header(image(8, 70, 40)) + bytes(70 * 40), "fail")
+    add(out_dir, "fits_half_data.fits", fits_header(image(16, 72, 40)) + data, "fail")
+    add(out_dir, "fits_bitpix_missing.fits", fits_header(["SIMPLE  =                    T", "NAXIS   =                    2",
+                                                           "NAXIS1  =                   72", "NAXIS2  =                   40"]) + data, "fail")
+    add(out_dir, "fits_cube.fits", fits_header(["SIMPLE  =                    T", "BITPIX  =                    8",
+                                                 "NAXIS   =                    3", "NAXIS1  =                    8",
+                                                 "NAXIS2  =                    8", "NAXIS3  =                   45"]) + data, "fail")
+    # An extension that claims more data than the file holds, after an empty primary HDU.
+    ext = fits_header(["XTENSION= 'IMAGE   '", "BITPIX  =                   16", "NAXIS   =                    2",
+                       "NAXIS1  =                 1000", "NAXIS2  =                 1000", "PCOUNT  =                    0",
+                       "GCOUNT  =                    1"])
+    primary = fits_header(["SIMPLE  =                    T", "BITPIX  =                    8", "NAXIS   =                    0",
+                           "EXTEND  =                    T"])
+    add(out_dir, "fits_extension_past_end.fits", primary + ext + data, "fail")
+    add(out_dir, "fits_no_image.fits", primary, "fail")
+    try:
+        import io
+        from astropy.io import fits
+        buf = io.BytesIO()
+        rng = random.Random(SEED)
+        fits.PrimaryHDU(np.frombuffer(rng.randbytes(16 * 45 * 4), dtype=">f4").reshape(45, 16)).writeto(buf)
+        truncations(out_dir, "float.fits", buf.getvalue())
+    except ImportError:
+        pass
+    add(out_dir, "fits_garbage_after_simple.fits", b"SIMPLE  = " + bytes(range(256)) * 20, "fail")
+
+
 def png_chunk(tag, data):
     body = tag + data
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
@@ -263,11 +324,27 @@ def bases(rng):
         ]
     except ImportError:
         pass
+    try:  # python3-astropy, an independent FITS writer; sizes whose data fill whole blocks,
+        # so every cut of these files loses samples
+        import io
+        from astropy.io import fits
+
+        def fit(array, extension=False):
+            buf = io.BytesIO()
+            hdus = [fits.PrimaryHDU(), fits.ImageHDU(array)] if extension else [fits.PrimaryHDU(array)]
+            fits.HDUList(hdus).writeto(buf)
+            return buf.getvalue()
+        out += [
+            ("gray.fits", fit(noise(rng, 40, 72)), False),
+            ("gray16_extension.fits", fit(noise(rng, 30, 48).astype(np.uint16) * 257, extension=True), False),
+        ]
+    except ImportError:
+        pass
     return out
 
 
 TRUNCATED_FORMATS = (".png", ".jpg", ".bmp", ".pgm", ".ppm", ".gif", ".tga", ".psd", ".hdr", ".tif",
-                     ".webp")
+                     ".webp", ".fits")
 
 # Bytes at the end of a file that no decoder needs for the first image: PNG's IEND chunk
 # (12 bytes), GIF's trailer byte and the image data's terminator before it (PIL reads a GIF
@@ -500,6 +577,7 @@ def main():
     png_stream_trailers(out_dir)
     tiff_lies(out_dir)
     tiff_review_cases(out_dir)
+    fits_lies(out_dir)
     bombs(out_dir)
     netpbm_lies(out_dir)
     splices(out_dir, files)
