@@ -22,7 +22,7 @@ static const gs_named_value axis_names[] = {
     {"x", GSMOOTH_AXIS_X}, {"y", GSMOOTH_AXIS_Y}, {"xy", GSMOOTH_AXIS_X | GSMOOTH_AXIS_Y}, {NULL, 0}};
 static const gs_named_value integral_names[] = {
     {"rows", GSMOOTH_WORK_INTEGRAL_ROWS}, {"2d", GSMOOTH_WORK_INTEGRAL_2D}, {NULL, 0}};
-static const gs_named_value depth_names[] = {{"keep", 0}, {"8", 8}, {"16", 16}, {NULL, 0}};
+static const gs_named_value depth_names[] = {{"keep", 0}, {"8", 8}, {"16", 16}, {"float", 32}, {NULL, 0}};
 static const gs_named_value shell_names[] = {{"bash", GS_SHELL_BASH}, {"zsh", GS_SHELL_ZSH}, {NULL, 0}};
 /* Names the library reads (gsmooth_compression_parse, the backend and device lists): here
  * only to be offered; the completion test has the parser accept each. */
@@ -218,7 +218,7 @@ void gs_options_print_help(FILE *to)
         "  --iters K | --sigma S  passes, 0..%u (default %u), or K = round(3 S^2 / 2)\n"
         "  --axis x|y|xy          along rows (default), down columns, or both\n"
         "  --integral[=rows|2d]   prefix sums of each row, or the summed-area table\n"
-        "  --depth keep|8|16      output sample depth (default: the input's)\n"
+        "  --depth keep|8|16|float  output samples (default: the input's; float: float32)\n"
         "  --backend B            auto (default), cpu, cuda, or a plugin .so path\n"
         "  --plugin-dir DIR, --devices all|0,1,...  where plugins are; which GPUs\n"
         "  --threads N, --max-pixels N              CPU threads; largest image taken\n"

@@ -1,5 +1,6 @@
 /* backend_call.c: the one way into a backend's operations, shared by the file pipeline and the library's buffer calls. */
 #include "backend_call.h"
+#include "plugin_loader.h"
 
 #include <assert.h>
 
@@ -38,13 +39,22 @@ static int implements(const gs_plugin_desc *d, uint32_t op)
     }
 }
 
+uint32_t gs_work_needs(const gs_work *work, uint32_t in_bits, int out_float)
+{
+    return gs_work_op(work) | (in_bits == 32 || out_float ? GS_NEEDS_FLOAT : 0u);
+}
+
 gs_status gs_backend_takes(const gs_plugin_desc *desc, const gs_work *work, uint32_t bits,
                            char *err, size_t err_size)
 {
     if (!implements(desc, gs_work_op(work)))
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not implement this operation",
                        desc->name);
-    if (!(desc->depths & (bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
+    if (bits == 32 && (desc->abi_minor < 4 || !(desc->depths & GS_DEPTH_F32)))
+        return gs_fail(err, err_size, GS_ERR_BACKEND,
+                       "backend %s (plugin ABI %u.%u) takes no float32 samples", desc->name,
+                       desc->abi_major, desc->abi_minor);
+    if (bits != 32 && !(desc->depths & (bits == 16 ? GS_DEPTH_U16 : GS_DEPTH_U8)))
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s does not take %u-bit samples",
                        desc->name, bits);
     return GS_OK;

@@ -9,7 +9,13 @@
 #include "status.h"
 
 typedef enum gs_mode { GS_MODE_SMOOTH, GS_MODE_INTEGRAL_ROWS, GS_MODE_INTEGRAL_2D } gs_mode;
-typedef enum gs_depth_choice { GS_DEPTH_KEEP = 0, GS_DEPTH_TO_8 = 8, GS_DEPTH_TO_16 = 16 } gs_depth_choice;
+typedef enum gs_depth_choice {
+    GS_DEPTH_KEEP = 0,
+    GS_DEPTH_TO_8 = 8,
+    GS_DEPTH_TO_16 = 16,
+    GS_DEPTH_TO_FLOAT = 32 /* float32: the unrounded passes */
+} gs_depth_choice;
+
 
 /* Passes when none are asked for, and the default pixel limit (2^30). */
 #define GS_DEFAULT_ITERS 3u
@@ -34,6 +40,10 @@ uint32_t gs_work_op(const gs_work *work);
 /* The work's size for the auto backend choice: pixels x passes, a pass being one sweep of
  * one axis (an integral, or smoothing with no pass, counts one). */
 uint64_t gs_work_size(const gs_work *work, uint32_t width, uint32_t height);
+
+/* What a backend choice asks for: gs_work_op, with GS_NEEDS_FLOAT when samples of
+ * in_bits (32: float32) or the result (out_float) are float32. */
+uint32_t gs_work_needs(const gs_work *work, uint32_t in_bits, int out_float);
 
 /* GS_OK when `desc` implements the work's operation and takes samples of `bits` bits;
  * else GS_ERR_BACKEND and one line in err ("backend NAME does not ..."). Call it once the

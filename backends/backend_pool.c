@@ -206,7 +206,10 @@ gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t devi
     if (strcmp(s->backend, "auto") == 0) {
         for (size_t i = 0; i < s->list.count && !chosen; ++i) {
             gs_backend *b = &s->list.items[i];
-            if (!b->desc || !(b->memories & GS_MEMORY_DEVICE) || (b->ops & ops) != ops) continue;
+            if (!b->desc || !(b->memories & GS_MEMORY_DEVICE) ||
+                (b->ops & ops & ~GS_NEEDS_FLOAT) != (ops & ~GS_NEEDS_FLOAT) ||
+                ((ops & GS_NEEDS_FLOAT) && !b->takes_float))
+                continue;
             gs_backend_probe(b);
             if (b->available) chosen = b;
         }

@@ -100,6 +100,8 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
     }
     if (d->abi_minor >= 3 && d->struct_size >= GS_DESC_SIZE_1_3)
         out->memories = d->memories & GS_MEMORY_DEVICE;
+    /* Float strips only for a plugin that states it under the minor that defines them. */
+    out->takes_float = d->abi_minor >= 4 && (d->depths & GS_DEPTH_F32);
     if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||
         d->alignment > GS_MAX_PLUGIN_ALIGNMENT) {
         refuse(out, "alignment %u is not a power of two up to %u", d->alignment,
@@ -237,9 +239,13 @@ static gs_status usable(gs_backend *b, uint32_t ops, char *err, size_t err_size)
     if (!b->available)
         return gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s cannot run here: %s",
                        b->desc->name, b->probe_msg);
-    if ((b->ops & ops) != ops)
+    if ((b->ops & ops & ~GS_NEEDS_FLOAT) != (ops & ~GS_NEEDS_FLOAT))
         return gs_fail(err, err_size, GS_ERR_BACKEND,
                        "backend %s does not implement this operation", b->desc->name);
+    if ((ops & GS_NEEDS_FLOAT) && !b->takes_float)
+        return gs_fail(err, err_size, GS_ERR_BACKEND,
+                       "backend %s (plugin ABI %u.%u) takes no float32 samples", b->desc->name,
+                       b->desc->abi_major, b->desc->abi_minor);
     return GS_OK;
 }
 

@@ -17,11 +17,16 @@
 /* The work from which `auto` prefers CUDA on this machine. */
 uint64_t gs_auto_cuda_min_work(void);
 
+/* Beside the GS_OP_* bits a backend choice asks for: the work has float32 samples in or
+ * out, which only plugins of GS_DEPTH_F32 take. */
+#define GS_NEEDS_FLOAT (1u << 31)
+
 typedef struct gs_backend {
     char path[PATH_MAX];          /* full path it was loaded from */
     const gs_plugin_desc *desc;   /* descriptor, or NULL if loading failed */
     uint32_t ops;                 /* GS_OP_* it really offers: desc->ops less the bits of a
                                      newer minor than the plugin's (read these, not desc->ops) */
+    int takes_float;              /* float32 strips (ABI 1.4 GS_DEPTH_F32) */
     uint32_t memories;            /* GS_MEMORY_DEVICE when it takes device-memory strips (ABI
                                      1.3 memories; 0 from older plugins) */
     int probed;                   /* probe has run (gs_backend_probe) */

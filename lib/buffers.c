@@ -47,9 +47,9 @@ static gs_status check_pair(const gsmooth_image *src, const gsmooth_image *dst, 
     gs_status rc = check_image(src, "source", err, err_size);
     if (rc == GS_OK) rc = check_image(dst, "result", err, err_size);
     if (rc != GS_OK) return rc;
-    if (src->bits != 8 && src->bits != 16)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "source: %u-bit samples; gsmooth takes 8 or 16",
-                       src->bits);
+    if (src->bits != 8 && src->bits != 16 && src->bits != 32)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "source: %u-bit samples; gsmooth takes 8 or 16, or 32 (float32)", src->bits);
     if (dst->width != src->width || dst->height != src->height)
         return gs_fail(err, err_size, GS_ERR_USAGE, "result is %ux%u, the source %ux%u", dst->width,
                        dst->height, src->width, src->height);
@@ -83,6 +83,9 @@ static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, con
     void *column_sums = NULL;
     if (w->mode == GS_MODE_INTEGRAL_2D && !(column_sums = calloc(src->width, dst->bits / 8)))
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
+    /* float64 sums start from -0.0, the identity of addition (the plugin ABI's definition) */
+    if (column_sums && src->bits == 32)
+        for (uint32_t x = 0; x < src->width; ++x) ((double *)column_sums)[x] = -0.0;
     gs_status rc = gs_backend_run(d, inst, w, &strip, above, below, column_sums, err, err_size);
     free(column_sums);
     return rc;
@@ -114,13 +117,19 @@ static void *run_share(void *arg)
 
 /* Host memory: the backend auto picks for the work, the rows cut into one share per device
  * the context uses (the 2d table's columns run top to bottom: one share). */
+/* What the backend must take: the work's operation, and float32 samples in or out. */
+static uint32_t needs_of(const gs_work *w, const gsmooth_image *src, const gsmooth_image *dst)
+{
+    return gs_work_needs(w, src->bits, w->mode == GS_MODE_SMOOTH && dst->bits == 32);
+}
+
 static gs_status run_host(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
                           const gsmooth_image *dst, char *err, size_t err_size)
 {
     const gs_plugin_desc *d = NULL;
     gs_plugin_instance *inst = NULL;
-    gs_status rc = gs_instances_select(&ctx->instances, gs_work_op(w), gs_work_size(w, src->width, src->height),
-                                    &d, &inst, err, err_size);
+    gs_status rc = gs_instances_select(&ctx->instances, needs_of(w, src, dst),
+                                    gs_work_size(w, src->width, src->height), &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
     if ((rc = gs_backend_takes(d, w, src->bits, err, err_size)) != GS_OK) return rc;
     const size_t align = d->alignment;
@@ -168,7 +177,8 @@ static gs_status run_device(gsmooth_context *ctx, const gs_work *w, const gsmoot
     gs_plugin_instance *inst = NULL;
     if (src->device < 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
-    gs_status rc = gs_instances_device_memory(&ctx->instances, gs_work_op(w), src->device, &d, &inst, err, err_size);
+    gs_status rc = gs_instances_device_memory(&ctx->instances, needs_of(w, src, dst), src->device, &d,
+                                              &inst, err, err_size);
     if (rc != GS_OK) return rc;
     if ((rc = gs_backend_takes(d, w, src->bits, err, err_size)) != GS_OK) return rc;
     return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
@@ -194,13 +204,15 @@ gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
     gs_status rc = gs_check_smoothing(iters, axes, err, err_size);
     if (rc != GS_OK) return rc;
     const gs_work w = {GS_MODE_SMOOTH, iters, axes, GS_DEPTH_KEEP, 0};
-    return run(ctx, &w, src, dst, src ? src->bits : 0, err, err_size);
+    /* the result at the source's depth, or float32: the unrounded passes */
+    const uint32_t dst_bits = dst && dst->bits == 32 ? 32u : src ? src->bits : 0;
+    return run(ctx, &w, src, dst, dst_bits, err, err_size);
 }
 
 uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits, uint32_t width,
                                uint32_t height)
 {
-    if (in_bits != 8 && in_bits != 16) return 0;
+    if (in_bits != 8 && in_bits != 16 && in_bits != 32) return 0;
     if (mode == GSMOOTH_INTEGRAL_ROWS) return gs_integral_rows_bits(in_bits, width);
     if (mode == GSMOOTH_INTEGRAL_2D) return gs_integral_2d_bits(in_bits, width, height);
     return 0;

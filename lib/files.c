@@ -31,8 +31,9 @@ gs_status gs_file_options_in(const gsmooth_file_options *given, gsmooth_file_opt
         return gs_fail(err, err_size, GS_ERR_USAGE, "unknown work kind %d", (int)full->kind);
     rc = gs_check_smoothing(full->iters, full->axes, err, err_size);
     if (rc != GS_OK) return rc;
-    if (full->depth != 0 && full->depth != 8 && full->depth != 16)
-        return gs_fail(err, err_size, GS_ERR_USAGE, "depth is 0 (the input's), 8 or 16, not %u",
+    if (full->depth != 0 && full->depth != 8 && full->depth != 16 && full->depth != 32)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "depth is 0 (the input's), 8, 16 or 32 (float32), not %u",
                        full->depth);
     if (full->compression != GSMOOTH_COMPRESSION_DEFAULT &&
         (full->compression < 0 || full->compression > GSMOOTH_COMPRESSION_MAX))

@@ -50,6 +50,7 @@ typedef struct plan {
     uint32_t width, height;         /* image size */
     uint32_t in_bits, out_bits;     /* backend input and output sample bits */
     uint32_t file_bits;             /* sample bits written to the file */
+    gs_sample_kind file_kind;       /* unsigned or float samples in the file */
     int view;                       /* integral drawn as a scaled 16-bit picture */
     int convert;                    /* backend output needs conversion before writing */
     size_t align;                   /* buffer and stride alignment */
@@ -60,6 +61,8 @@ typedef struct plan {
     uint32_t window_rows;           /* rows a decoded window holds: strip + 2 halos, at most
                                        the image */
     void *column_sums;              /* 2d integral carry, width values of out_bits */
+    const char *cards;              /* FITS cards to keep in a FITS output, or NULL */
+    size_t card_count;
     uint64_t start_ns;              /* when the run began, for the progress callback */
 } plan;
 
@@ -186,6 +189,32 @@ static void report_rows(const plan *p, uint64_t rows_done)
         p->job->progress(p->job->progress_user, rows_done, p->height, (now_ns() - p->start_ns) / 1e9);
 }
 
+/* The 2d carry before the first strip: zeros, or for float64 sums -0.0, the identity of
+ * addition, so the first row is its own row integral (the plugin ABI's definition). */
+static void reset_column_sums(const plan *p)
+{
+    if (p->file_kind == GS_SAMPLES_FLOAT && p->out_bits == 64) {
+        for (uint32_t x = 0; x < p->width; ++x) ((double *)p->column_sums)[x] = -0.0;
+        return;
+    }
+    memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
+}
+
+/* Open the output as the plan says, with the input's FITS cards where they are kept. */
+static gs_status open_output(const plan *p, gs_writer **writer, char *err, size_t err_size)
+{
+    char msg[GS_ERR_SIZE];
+    gs_status rc = gs_writer_open_kind(p->output, p->format, p->width, p->height, p->file_bits,
+                                       p->file_kind, &p->job->encode, writer, msg, sizeof msg);
+    if (rc == GS_OK && p->cards) rc = gs_writer_keep_cards(*writer, p->cards, p->card_count, msg, sizeof msg);
+    if (rc != GS_OK) {
+        gs_writer_abort(*writer);
+        *writer = NULL;
+        return gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
+    }
+    return GS_OK;
+}
+
 /* ---- integral pictures: the whole (8/16-bit) input is kept, and the integral runs twice,
  * the first time only to find the maximum the picture is scaled to ---- */
 
@@ -212,15 +241,8 @@ static gs_status run_view(const plan *p, gs_reader *reader, gs_phase_times *time
     }
     uint64_t view_max = 0;
     for (int pass = 0; pass < 2; ++pass) {
-        memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
-        if (pass == 1) {
-            rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &p->job->encode, &writer,
-                                msg, sizeof msg);
-            if (rc != GS_OK) {
-                gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
-                goto cleanup;
-            }
-        }
+        reset_column_sums(p);
+        if (pass == 1 && (rc = open_output(p, &writer, err, err_size)) != GS_OK) goto cleanup;
         for (uint32_t y = 0; y < p->height; y += p->strip_rows) {
             uint32_t rows = rows_from(p, y);
             t = now_ns();
@@ -457,13 +479,8 @@ static gs_status run_streamed(const plan *p, gs_reader *reader, gs_phase_times *
                      p->width, p->strip_rows);
         goto cleanup;
     }
-    rc = gs_writer_open(p->output, p->format, p->width, p->height, p->file_bits, &p->job->encode, &s.writer, msg,
-                        sizeof msg);
-    if (rc != GS_OK) {
-        gs_fail(err, err_size, rc, "%s: %s", p->output, msg);
-        goto cleanup;
-    }
-    memset(p->column_sums, 0, (size_t)p->width * (p->out_bits / 8));
+    if ((rc = open_output(p, &s.writer, err, err_size)) != GS_OK) goto cleanup;
+    reset_column_sums(p);
     if (pthread_create(&decoder, NULL, decode_stage, &s) != 0) {
         rc = gs_fail(err, err_size, GS_ERR_NOMEM, "%s: cannot start a thread", p->input);
         goto cleanup;
@@ -533,10 +550,15 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
         goto cleanup;
     }
     const int integral = o->mode != GS_MODE_SMOOTH;
-    p.view = integral && p.format != GS_OUT_NPY && p.format != GS_OUT_TIF;
+    p.view = integral && !gs_out_format_takes_float(p.format);
     if (p.view && p.format != GS_OUT_PNG && p.format != GS_OUT_PGM) {
         rc = gs_fail(err, err_size, GS_ERR_USAGE,
-                     "%s: integral output must be .npy or .tif (exact) or .png/.pgm (for viewing)", output);
+                     "%s: integral output must be .npy, .tif or .fits (exact) or .png/.pgm (for viewing)",
+                     output);
+        goto cleanup;
+    }
+    if (!integral && o->depth == GS_DEPTH_TO_FLOAT && !gs_out_format_takes_float(p.format)) {
+        rc = gs_fail(err, err_size, GS_ERR_USAGE, "%s: float32 output needs .tif, .fits or .npy", output);
         goto cleanup;
     }
 
@@ -559,8 +581,22 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
 
     p.width = info.width, p.height = info.height, p.in_bits = info.bits;
     facts->width = info.width, facts->height = info.height, facts->bits = info.bits;
-    rc = job->select(job->select_ctx, gs_work_op(o), gs_work_size(o, p.width, p.height), &p.backend,
-                     &p.instance, msg, sizeof msg);
+    /* Float samples stay float: rounding them to 8 or 16 bits is no smoothing's business. */
+    const int float_in = p.in_bits == 32, float_out = float_in || (!integral && o->depth == GS_DEPTH_TO_FLOAT);
+    if (float_in && !gs_out_format_takes_float(p.format)) {
+        rc = gs_fail(err, err_size, GS_ERR_USAGE,
+                     "%s: float32 samples: write .tif, .fits or .npy (%s stores integers)", input,
+                     gs_out_format_name(p.format));
+        goto cleanup;
+    }
+    if (float_in && !integral && (o->depth == GS_DEPTH_TO_8 || o->depth == GS_DEPTH_TO_16)) {
+        rc = gs_fail(err, err_size, GS_ERR_USAGE,
+                     "%s: float32 samples are smoothed to float32 (--depth 8 and 16 take integer input)",
+                     input);
+        goto cleanup;
+    }
+    rc = job->select(job->select_ctx, gs_work_needs(o, p.in_bits, float_out),
+                     gs_work_size(o, p.width, p.height), &p.backend, &p.instance, msg, sizeof msg);
     if (rc != GS_OK) {
         gs_fail(err, err_size, rc, "%s: %s", input, msg);
         goto cleanup;
@@ -574,9 +610,12 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     }
     p.out_bits = o->mode == GS_MODE_INTEGRAL_ROWS ? gs_integral_rows_bits(p.in_bits, p.width)
                  : o->mode == GS_MODE_INTEGRAL_2D ? gs_integral_2d_bits(p.in_bits, p.width, p.height)
-                                                  : p.in_bits;
+                 : float_out ? 32u : p.in_bits;
     p.file_bits = p.view ? 16 : integral ? p.out_bits
                   : o->depth != GS_DEPTH_KEEP ? (uint32_t)o->depth : p.in_bits;
+    p.file_kind = float_out ? GS_SAMPLES_FLOAT : GS_SAMPLES_UINT;
+    /* Smoothing moves no pixel: a FITS input's world coordinates hold for its output. */
+    if (!integral) p.cards = gs_reader_fits_cards(reader, &p.card_count);
     p.convert = p.view || p.file_bits != p.out_bits;
     p.align = d->alignment > 16 ? d->alignment : 16;
     p.in_stride = gs_round_up((size_t)p.width * (p.in_bits / 8), p.align);

@@ -154,12 +154,14 @@ typedef enum gsmooth_memory {
 } gsmooth_memory;
 
 /* A 2-D image or result: `height` rows of `width` samples of `bits` bits, native-endian and
- * contiguous within a row, row y at (char *)data + y * stride. */
+ * contiguous within a row, row y at (char *)data + y * stride. Samples are uint8 (8),
+ * uint16 (16) or IEEE float32 (32: there are no 32-bit integer samples); integral results
+ * are uint32 (32) or uint64 (64), or float64 (64) for float32 samples. */
 typedef struct gsmooth_image {
     void *data;            /* first sample of row 0 */
     size_t stride;         /* bytes from one row to the next, >= width * bits / 8 */
     uint32_t width, height; /* >= 1 each */
-    uint32_t bits;         /* 8 or 16 for samples; 32 or 64 for integral results */
+    uint32_t bits;         /* 8, 16 or 32 (float32) for samples; 32 or 64 for integral results */
     gsmooth_memory memory; /* where data lives; source and result in the same place */
     int32_t device;        /* the CUDA device ordinal, for GSMOOTH_MEMORY_CUDA */
 } gsmooth_image;
@@ -168,7 +170,9 @@ typedef struct gsmooth_image {
 #define GSMOOTH_AXIS_X 1u /* along each row */
 #define GSMOOTH_AXIS_Y 2u /* down each column */
 
-/* Smooth `src` into `dst` (same size and depth; their spans, from the first row's first
+/* Smooth `src` into `dst` (same size; dst at src's depth, or 32 bits: float32, the
+ * unrounded passes, from any source; float32 sources give float32, NaN stored as the quiet
+ * NaN 0x7fc00000, as gsmooth_plugin.h states; their spans, from the first row's first
  * byte to the last row's last, must not overlap, even where interleaved rows would not
  * touch): `iters` passes
  * (0..GSMOOTH_MAX_ITERS) along each axis in `axes` (0 means X). Host buffers run on the
@@ -185,7 +189,8 @@ typedef enum gsmooth_integral_mode {
 } gsmooth_integral_mode;
 
 /* The result's bits for an integral of a width x height image of in_bits samples: 32 or
- * 64, so that no sum overflows (0 for a bad mode or depth). */
+ * 64, so that no sum overflows (0 for a bad mode or depth); 64 (float64, summed in the
+ * order gsmooth_plugin.h states) for float32 samples. */
 GSMOOTH_API uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits,
                                            uint32_t width, uint32_t height);
 
@@ -208,7 +213,8 @@ typedef struct gsmooth_file_options {
     gsmooth_work_kind kind; /* smoothing or an integral */
     uint32_t iters;         /* smoothing passes (default 3) */
     uint32_t axes;          /* GSMOOTH_AXIS_* (0: X) */
-    uint32_t depth;         /* smoothing output bits: 0 = the input's, 8 or 16 */
+    uint32_t depth;         /* smoothing output bits: 0 = the input's, 8 or 16, or 32:
+                               float32, the unrounded passes (TIFF, FITS, NPY outputs) */
     uint64_t max_pixels;    /* larger images are refused before any pixel memory (2^30) */
     /* since 0.3 */
     int compression;        /* GSMOOTH_COMPRESSION_DEFAULT, or a level 0..9 (PNG, TIFF) */

@@ -170,7 +170,18 @@ def _check_shape(shape, ndim):
 
 
 def _dtype_error(name):
-    return TypeError(f"expected uint8 or uint16 samples, got {name}")
+    hint = ": gsmooth computes in float32, so pass a.astype(numpy.float32)" if name == "float64" else ""
+    return TypeError(f"expected uint8, uint16 or float32 samples, got {name}{hint}")
+
+
+# Sample types a call takes, by name: their bits (float32's 32 bits are the only 32-bit samples).
+_SAMPLE_BITS = {"uint8": 8, "uint16": 16, "float32": 32}
+
+
+def _sample_name(dtype_kind, bits):
+    """The name of a sample type from its kind ('u' unsigned, 'f' float) and bits, or None."""
+    name = {"u": "uint", "f": "float"}.get(dtype_kind, "?") + str(bits)
+    return name if name in _SAMPLE_BITS else None
 
 
 # ---- host arrays ----
@@ -179,7 +190,7 @@ def _host_array(a):
     """`a` as a numpy array libgsmooth takes: uint8/uint16, native order, rows contiguous and
     apart by at least a row; strided views that meet that are used as they are, others copied."""
     arr = a if isinstance(a, np.ndarray) else (np.from_dlpack(a) if hasattr(a, "__dlpack__") else np.asarray(a))
-    if arr.dtype.kind != "u" or arr.dtype.itemsize not in (1, 2):
+    if _sample_name(arr.dtype.kind, arr.dtype.itemsize * 8) is None:
         raise _dtype_error(str(arr.dtype))
     h, w = _check_shape(arr.shape, arr.ndim)
     if not arr.dtype.isnative:
@@ -217,7 +228,8 @@ def _cuda_dlpack(a):
 
 def _cuda_view(a):
     v = _cuda_dlpack(a)
-    if v.code != _dlpack.KDL_UINT or v.bits not in (8, 16) or v.lanes != 1:
+    kind = {_dlpack.KDL_UINT: "u", _dlpack.KDL_FLOAT: "f"}.get(v.code)
+    if kind is None or _sample_name(kind, v.bits) is None or v.lanes != 1:
         raise _dtype_error(f"DLPack type code {v.code}, {v.bits} bits")
     h, w = _check_shape(v.shape, v.ndim)
     item = v.bits // 8
@@ -232,10 +244,10 @@ def _framework(a):
     return __import__(known[0] if known else roots[0])
 
 
-def _cuda_empty(a, h, w, bits, device_id):
-    """An uninitialised h x w result of `bits`-bit unsigned integers, of a's own kind on its device."""
+def _cuda_empty(a, h, w, name, device_id):
+    """An uninitialised h x w result of dtype `name` ("uint32", "float32", ...), of a's own
+    kind on its device."""
     fw = _framework(a)
-    name = f"uint{bits}"
     if fw.__name__ == "torch":
         dtype = getattr(fw, name, None)
         if dtype is None:
@@ -261,15 +273,17 @@ class _Prepared:
         self.src, self.dst, self.keep, self.result = src, dst, keep, result
 
 
-def _prepare_torch_cuda(t, out_bits_of):
+def _prepare_torch_cuda(t, result_of):
     """A torch CUDA tensor read through torch's own accessors (DLPack's capsules cost tens
     of microseconds a call, a fifth of a 16384^2 K=3 kernel). Ordering as DLPack's stream=1
     asks: torch's current stream's work comes before the default stream's, where the plugin
     waits."""
     torch = sys.modules["torch"]
-    bits = {torch.uint8: 8, getattr(torch, "uint16", None): 16}.get(t.dtype)
-    if bits is None:
+    name = {torch.uint8: "uint8", getattr(torch, "uint16", None): "uint16",
+            torch.float32: "float32"}.get(t.dtype)
+    if name is None:
         raise _dtype_error(str(t.dtype).replace("torch.", ""))
+    bits = _SAMPLE_BITS[name]
     h, w = _check_shape(tuple(t.shape), t.dim())
     if (w > 1 and t.stride(1) != 1) or (h > 1 and t.stride(0) < w):
         t = t.contiguous()
@@ -277,10 +291,11 @@ def _prepare_torch_cuda(t, out_bits_of):
     current = torch.cuda.current_stream(device)
     if current.cuda_stream != 0:  # not the default stream itself
         torch.cuda.default_stream(device).wait_stream(current)
-    out_bits = out_bits_of(bits, w, h)
-    dtype = getattr(torch, f"uint{out_bits}", None)
+    out_name = result_of(name, w, h)
+    out_bits = np.dtype(out_name).itemsize * 8
+    dtype = getattr(torch, out_name, None)
     if dtype is None:
-        raise TypeError(f"this torch has no uint{out_bits}: gsmooth needs torch 2.3 or later for it")
+        raise TypeError(f"this torch has no {out_name}: gsmooth needs torch 2.3 or later for it")
     out = torch.empty((h, w), dtype=dtype, device=device)
     ordinal = device.index if device.index is not None else torch.cuda.current_device()
     src = _n.Image(t.data_ptr(), t.stride(0) * (bits // 8) if h > 1 else w * (bits // 8), w, h,
@@ -295,11 +310,11 @@ def _is_torch_tensor(a):
     return torch is not None and isinstance(a, torch.Tensor)
 
 
-def _prepare(a, out_bits_of):
+def _prepare(a, result_of):
     """Check `a`, allocate the result (on a's device for a CUDA tensor), describe both."""
     if not isinstance(a, np.ndarray) and _is_torch_tensor(a):
         if a.is_cuda:
-            return _prepare_torch_cuda(a.detach(), out_bits_of)
+            return _prepare_torch_cuda(a.detach(), result_of)
         a = a.detach()  # a CPU tensor that requires grad exports no DLPack
     dev = None if isinstance(a, np.ndarray) else _dlpack.device_of(a)
     if dev is not None and dev[0] in _CUDA_KINDS:
@@ -313,14 +328,13 @@ def _prepare(a, out_bits_of):
             else:
                 raise ValueError(f"CUDA arrays of {fw.__name__} need contiguous rows")
             v, h, w, rows_ok = _cuda_view(a)
-        bits = out_bits_of(v.bits, w, h)
-        out = _cuda_empty(a, h, w, bits, v.device_id)
+        out_name = result_of(_sample_name("f" if v.code == _dlpack.KDL_FLOAT else "u", v.bits), w, h)
+        out = _cuda_empty(a, h, w, out_name, v.device_id)
         ov = _cuda_dlpack(out)
         dst = _cuda_image(ov, h, w)
-        dst.bits = bits
         return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out)
     arr, h, w = _host_array(a)
-    out = np.empty((h, w), dtype=np.dtype(f"uint{out_bits_of(arr.itemsize * 8, w, h)}"))
+    out = np.empty((h, w), dtype=np.dtype(result_of(arr.dtype.name, w, h)))
     return _Prepared(_host_image(arr), _host_image(out), (arr,), out)
 
 
@@ -334,9 +348,10 @@ def _error_buffer():
     return buf
 
 
-def _run(call, a, out_bits_of, backend, threads):
-    """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes)."""
-    p = _prepare(a, out_bits_of)
+def _run(call, a, result_of, backend, threads):
+    """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes);
+    result_of(sample type name, w, h) names the result's dtype."""
+    p = _prepare(a, result_of)
     ctx = _context(backend, threads)
     err = _error_buffer()
     rc = call(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), err)
@@ -361,27 +376,43 @@ def _passes(iters, sigma):
     return int(1.5 * sigma * sigma + 0.5)
 
 
-def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None):
-    """Smooth a 2-D uint8/uint16 image with `iters` passes (default 3) of the 3-point mean
-    along `axis` ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the gsmooth
-    command; or give `sigma` in pixels for K = round(3 sigma^2 / 2) passes, close to a
-    Gaussian of that sigma (docs/sigma.md). A CUDA tensor (torch, cupy) runs on its own
+def _smooth_result(dtype):
+    """The result type of smooth(dtype=...): the input's (None), or float32."""
+    if dtype is None:
+        return lambda name, w, h: name
+    if np.dtype(dtype) != np.float32:
+        raise TypeError(f"dtype takes None (the input's) or float32, not {np.dtype(dtype).name}")
+    return lambda name, w, h: "float32"
+
+
+def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None, dtype=None):
+    """Smooth a 2-D uint8/uint16/float32 image with `iters` passes (default 3) of the 3-point
+    mean along `axis` ('x': rows, 'y': columns, 'xy': rows then columns), bit-exact as the
+    gsmooth command; or give `sigma` in pixels for K = round(3 sigma^2 / 2) passes, close to
+    a Gaussian of that sigma (docs/sigma.md). The result has the input's dtype, or with
+    dtype=numpy.float32 the unrounded passes. Float32 follows IEEE arithmetic (a NaN
+    spreads one sample a pass; every NaN comes back as the one quiet NaN). A CUDA tensor (torch, cupy) runs on its own
     device and comes back as one of its kind. `threads`: CPU threads for the call (default
     every CPU, calls from several threads taking turns); given, the calling thread gets a
     context of its own, so that threads each given 1 compute at once (as in a thread pool)."""
     iters = _passes(iters, sigma)
     axes = _axes(axis)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
-                a, lambda bits, w, h: bits, backend, threads)
+                a, _smooth_result(dtype), backend, threads)
 
 
 def integral(a, mode="rows", backend="auto", threads=None):
-    """Integral image of a 2-D uint8/uint16 image: 'rows' (prefix sums along each row) or '2d'
-    (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32. `threads`
-    as for smooth."""
+    """Integral image of a 2-D uint8/uint16/float32 image: 'rows' (prefix sums along each
+    row) or '2d' (summed-area table), exact in uint32, or uint64 where a sum could pass
+    2^32; float32 in float64, each row summed from left to right, then down each column, as
+    numpy.cumsum does it. `threads` as for smooth."""
     m = _mode(mode)
+
+    def result_of(name, w, h):
+        bits = _n.lib.gsmooth_integral_bits(m, _SAMPLE_BITS[name], w, h)
+        return "float64" if name == "float32" else f"uint{bits}"
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
-                a, lambda bits, w, h: _n.lib.gsmooth_integral_bits(m, bits, w, h), backend, threads)
+                a, result_of, backend, threads)
 
 
 # ---- file to file, as the gsmooth command does it ----

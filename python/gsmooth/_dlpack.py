@@ -3,6 +3,7 @@ import ctypes
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 KDL_UINT = 1
+KDL_FLOAT = 2
 
 
 class DLDevice(ctypes.Structure):

@@ -61,7 +61,7 @@ run_cases() {
     expect "x xy y" --axis =
     expect "x xy" --axis = x
     expect "--axis=x --axis=xy" --axis=x
-    expect "16 8 keep" --depth ""
+    expect "16 8 float keep" --depth ""
     expect "bash zsh" --completion ""
     expect "bash" --completion = b
     expect "fast" --compression f

@@ -68,7 +68,7 @@ done
 expect "--axis" "gsmooth --ax"
 expect "x xy y" "gsmooth --axis "
 expect "x xy y" "gsmooth --axis="
-expect "16 8 keep" "gsmooth --depth "
+expect "16 8 float keep" "gsmooth --depth "
 expect "2d rows" "gsmooth --integral="
 expect "bash zsh" "gsmooth --completion "
 expect "auto cpu cuda plug.so sub" "gsmooth --backend "

@@ -154,7 +154,7 @@ def test_backends_lists_the_cpu():
 # ---- refusals, in the module's own words ----
 
 @pytest.mark.parametrize("bad, kind, words", [
-    (np.zeros((4, 4), np.float32), TypeError, "expected uint8 or uint16 samples, got float32"),
+    (np.zeros((4, 4), np.float64), TypeError, "expected uint8, uint16 or float32 samples, got float64: gsmooth computes in float32"),
     (np.zeros((4, 4), np.int16), TypeError, "got int16"),
     (np.zeros((4, 4), np.uint32), TypeError, "got uint32"),
     (np.zeros((4, 4), bool), TypeError, "got bool"),
@@ -543,8 +543,8 @@ def test_cuda_tensor_on_the_producers_stream():
 
 def test_cuda_bad_tensors():
     torch = cuda_torch()
-    with pytest.raises(TypeError, match="expected uint8 or uint16"):
-        gsmooth.smooth(torch.zeros((4, 4), dtype=torch.float32, device="cuda"))
+    with pytest.raises(TypeError, match="expected uint8, uint16 or float32"):
+        gsmooth.smooth(torch.zeros((4, 4), dtype=torch.float64, device="cuda"))
     with pytest.raises(ValueError, match="2-D"):
         gsmooth.smooth(torch.zeros((4, 4, 2), dtype=torch.uint8, device="cuda"))
     with pytest.raises(ValueError, match="empty"):
