@@ -1,5 +1,5 @@
 /* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER). */
-/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp. The decoder
+/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, npy. The decoder
  * is called directly whatever the input's magic bytes (pngfast: a PNG it takes), so
  * coverage can be read per format; every row is read and every sample used. */
 
@@ -52,6 +52,7 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
 #define GS_DECODER_bmp 8
 #define GS_DECODER_tga 9
 #define GS_DECODER_webp 10
+#define GS_DECODER_npy 11
 #define GS_DECODER_ID(name) GS_DECODER_ID_(name)
 #define GS_DECODER_ID_(name) GS_DECODER_##name
 #if GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_png
@@ -82,8 +83,10 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     if (reader->head_len < 12 || memcmp(reader->head, "RIFF", 4) != 0 || memcmp(reader->head + 8, "WEBP", 4) != 0)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "not a WebP");
     return gs_read_webp_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_npy
+    return gs_read_npy_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #else
-#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga or webp"
+#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp or npy"
 #endif
 }
 
@@ -117,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     info = reader->info;
-    if (info.width == 0 || info.height == 0 || (info.bits != 8 && info.bits != 16) ||
+    if (info.width == 0 || info.height == 0 || (info.bits != 8 && info.bits != 16 && info.bits != 32) ||
         (uint64_t)info.width * info.height > GS_FUZZ_MAX_PIXELS || !info.format)
         fatal("a decoder accepted an invalid header", info.format);
 

@@ -157,7 +157,7 @@ void gs_source_close(gs_source *src);
 #define GS_PNG_DIMENSION_MAX 0x7FFFFFFFu
 
 /* The list a user sees when the input is not an image gsmooth reads. */
-#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR"
+#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR, NPY"
 
 /* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
  * Every reader calls it before allocating pixel memory. Defined in samples.c. */
@@ -221,6 +221,10 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err,
 /* Still WebP images; an animation is refused. */
 gs_status gs_read_webp_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size);
 gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
+/* NumPy .npy (format 1.0, 2.0, 3.0): 2-D uint8, uint16 and float32 arrays, float64 rounded
+ * to float32 with a note; read_npy.c. */
+gs_status gs_read_npy_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
 
 /* Netpbm's whitespace (the header's separators), for the detector and the reader. */

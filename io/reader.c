@@ -119,6 +119,7 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     if (head_starts(reader, "II*\0", 4) || head_starts(reader, "MM\0*", 4) ||
         head_starts(reader, "II+\0", 4) || head_starts(reader, "MM\0+", 4))
         return gs_read_tiff_open(reader, max_pixels, err, err_size);
+    if (head_starts(reader, "\x93NUMPY", 6)) return gs_read_npy_open(reader, max_pixels, err, err_size);
     if (head_starts(reader, "GIF87a", 6) || head_starts(reader, "GIF89a", 6))
         return gs_read_gif_open(reader, max_pixels, err, err_size);
     /* WebP is RIFF, a size, then "WEBP". */
@@ -174,7 +175,7 @@ gs_status gs_reader_open(const char *path, uint64_t max_pixels, gs_reader **out,
 
     /* Every opener promises this; checked once here so the row code can rely on it. */
     if (reader->info.width == 0 || reader->info.height == 0 ||
-        (reader->info.bits != 8 && reader->info.bits != 16)) {
+        (reader->info.bits != 8 && reader->info.bits != 16 && reader->info.bits != 32)) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT, "decoder gave an invalid header (%ux%u, %u-bit)",
                      reader->info.width, reader->info.height, reader->info.bits);
         goto cleanup;
