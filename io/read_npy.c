@@ -222,7 +222,8 @@ static const char *dtype_name(const char *descr)
         {"u8", "uint64"},     {"f2", "float16"},    {"f4", "float32"},     {"f8", "float64"},
         {"f16", "float128"},  {"c8", "complex64"},  {"c16", "complex128"}, {"c32", "complex256"},
     };
-    if (descr[0] != '<' && descr[0] != '>' && descr[0] != '|' && descr[0] != '=') return NULL;
+    /* '=' (the writing machine's order) is never in numpy's files and is named as it is. */
+    if (descr[0] != '<' && descr[0] != '>' && descr[0] != '|') return NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(descr + 1, names[i].code) == 0) return names[i].name;
     return NULL;
