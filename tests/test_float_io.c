@@ -470,9 +470,12 @@ END_TEST
 
 /* ---- --write DIR: files for the Python check ---- */
 
+static const char *write_dir; /* --write DIR */
+
 /* Each file beside `<name>.raw`, the native samples given to the writer. */
-static int write_for_python(const char *dir)
+START_TEST(write_for_python)
 {
+    const char *dir = write_dir;
     static const struct {
         const char *name;
         gs_out_format fmt;
@@ -494,8 +497,8 @@ static int write_for_python(const char *dir)
         spill(path, rows, (size_t)files[i].width * files[i].height * (files[i].bits / 8));
         free(rows);
     }
-    return 0;
 }
+END_TEST
 
 /* ---- runner ---- */
 
@@ -519,6 +522,11 @@ static Suite *float_io_suite(void)
     Suite *s = suite_create("float_io");
     TCase *tc = tcase_create("float_io");
     tcase_set_timeout(tc, 120);
+    if (write_dir) { /* the Python check's files alone */
+        tcase_add_test(tc, write_for_python);
+        suite_add_tcase(s, tc);
+        return s;
+    }
     tcase_add_test(tc, external_files);
     tcase_add_test(tc, own_output_sizes);
     tcase_add_test(tc, own_output_strip_edges);
@@ -531,12 +539,12 @@ static Suite *float_io_suite(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_for_python(argv[2]);
-    if (argc != 2) {
+    if (argc == 3 && strcmp(argv[1], "--write") == 0) write_dir = argv[2];
+    else if (argc != 2) {
         fprintf(stderr, "usage: test_float_io EXTERNAL_FLOAT_DIR | --write DIR\n");
         return 2;
     }
-    external_dir = argv[1];
+    external_dir = write_dir ? NULL : argv[1];
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     if (snprintf(root, sizeof root, "%s/gs_float_io_XXXXXX", tmp) >= (int)sizeof root || !mkdtemp(root)) {
         perror("test_float_io: cannot create a scratch directory");
