@@ -13,7 +13,9 @@ with imagecodecs), numpy (every .npy: numpy.lib.format.write_array for each form
 the '<u1' header, which numpy never writes, by editing a '|u1' one).
 """
 import os
+import subprocess
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -26,6 +28,10 @@ import floatpred  # noqa: E402
 SEED = 20261202
 NOTE_F64 = "float64 samples rounded to float32"
 NOTE_I16 = "signed 16-bit samples read as float32"
+# Files of the external corpora gsmooth reads as float32, with the reader's note.
+CORPUS_FLOAT = [("pillow/10ct_32bit_128.tiff", "-"), ("pillow/16bit.s.tif", NOTE_I16),
+                ("libtiff/test_float64_predictor2_le_lzw.tif", NOTE_F64),
+                ("libtiff/test_float64_predictor2_be_lzw.tif", NOTE_F64)]
 
 
 def float32_values(rng, h, w):
@@ -47,9 +53,12 @@ def float32_values(rng, h, w):
 def float64_values(rng, h, w):
     """Doubles that round: ties, values past float32's range (to infinity), under its
     smallest subnormal (to zero), NaNs with payloads, and float32's specials widened."""
-    with np.errstate(invalid="ignore"):  # NaNs widened and added to: they stay NaNs
-        a = float32_values(rng, h, w).astype(np.float64)
-        a += rng.standard_normal((h, w)) * np.abs(a) * 1e-9  # bits float32 cannot hold
+    a = float32_values(rng, h, w).astype(np.float64)
+    # Bits float32 cannot hold, on the finite values only: arithmetic on a NaN may give
+    # either operand's sign (numpy's loops differ with alignment), the files must not.
+    wiggle = rng.standard_normal((h, w)) * 1e-9
+    finite = np.isfinite(a)
+    a[finite] += wiggle[finite] * np.abs(a[finite])
     special = np.array([1e300, -1e300, 1e-300, -1e-300, 1.0 / 3.0, 3.4028235677973366e38,
                         1.0000000596046448, 1.0000001788139343,  # ties: to even down, up
                         float.fromhex("0x1.fffffffp127")], dtype=np.float64)
@@ -197,6 +206,25 @@ def main():
                                 "structured")]:
         save_npy(os.path.join(out, name), array)
         refuse(name, words)
+
+    # The float files of the external corpora (../libtiff, ../pillow), by tifffile, over
+    # libtiff's tiffcp -c none where tifffile leaves the codec to imagecodecs (LZW).
+    for rel, note in CORPUS_FLOAT:
+        source = os.path.join(HERE, "..", rel)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with tifffile.TiffFile(source) as tf:
+                compressed = int(tf.pages[0].compression) != 1
+            if compressed:
+                with tempfile.TemporaryDirectory() as tmp:
+                    plain = os.path.join(tmp, "plain.tif")
+                    subprocess.run(["tiffcp", "-c", "none", source, plain], check=True, capture_output=True)
+                    samples = tifffile.imread(plain)
+            else:
+                samples = tifffile.imread(source)
+        name = "../" + rel
+        save_npy(os.path.join(out, "expect_" + rel.replace("/", "_") + ".npy"), expect_of(samples))
+        manifest.append((name, "ok", note))
 
     with open(os.path.join(out, "MANIFEST"), "w") as f:
         f.write("# input\texpect\tnote or refusal words (written by make_float_files.py)\n")
