@@ -36,8 +36,8 @@
  *     interface, which undoes the subsampling and applies ReferenceBlackWhite and the
  *     YCbCr coefficients (PIL reads these files through the same interface), then
  *     gs_luma of its 8-bit RGB. It is read a whole strip or tile row at a time;
- *   - TIFF_GRAY_FLOAT: one gray sample a pixel, IEEE float32 kept bit for bit, float64 rounded
- *     to nearest float32, signed 16-bit converted exactly; delivered as float32. libtiff
+ *   - TIFF_GRAY_FLOAT: one gray sample a pixel, IEEE float32 kept bit for bit, float64
+ *     rounded to nearest float32, signed 16-bit converted exactly; delivered as float32. libtiff
  *     gives every sample in the host's byte order (it swaps 16, 32 and 64-bit samples of
  *     the other order after decoding) and undoes the floating-point predictor (3) inside
  *     the codec, which reorders the bytes of each row back into samples itself.
@@ -75,7 +75,7 @@ typedef enum tiff_kind {
     TIFF_INDEXED, /* each pixel's first sample through t->lut */
     TIFF_CMYK,    /* 8/16-bit CMYK(+extra) through gs_cmyk_light, then gs_luma */
     TIFF_RGBA,    /* libtiff's RGBA interface */
-    TIFF_GRAY_FLOAT,   /* float32, float64 or signed 16-bit gray, delivered as float32 */
+    TIFF_GRAY_FLOAT, /* float32, float64 or signed 16-bit gray, delivered as float32 */
 } tiff_kind;
 
 typedef struct tiff_state {
