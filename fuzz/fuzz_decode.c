@@ -1,5 +1,5 @@
 /* fuzz_decode.c: libFuzzer entry point for one decoder alone (GS_FUZZ_DECODER). */
-/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits. The decoder
+/* GS_FUZZ_DECODER is one of png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy. The decoder
  * is called directly whatever the input's magic bytes (pngfast: a PNG it takes), so
  * coverage can be read per format; every row is read and every sample used. */
 
@@ -53,6 +53,7 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
 #define GS_DECODER_tga 9
 #define GS_DECODER_webp 10
 #define GS_DECODER_fits 11
+#define GS_DECODER_npy 12
 #define GS_DECODER_ID(name) GS_DECODER_ID_(name)
 #define GS_DECODER_ID_(name) GS_DECODER_##name
 #if GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_png
@@ -88,8 +89,10 @@ static gs_status open_decoder(gs_reader *reader, char *err, size_t err_size)
     if (reader->head_len < 10 || memcmp(reader->head, "SIMPLE  = ", 10) != 0)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "not a FITS file");
     return gs_read_fits_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
+#elif GS_DECODER_ID(GS_FUZZ_DECODER) == GS_DECODER_npy
+    return gs_read_npy_open(reader, GS_FUZZ_MAX_PIXELS, err, err_size);
 #else
-#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp or fits"
+#error "GS_FUZZ_DECODER must be png, pngfast, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits or npy"
 #endif
 }
 

@@ -2,7 +2,8 @@
 # make_seed_corpus.sh: writes the fuzzer's seed corpus into DIR.
 #
 # The samples, the golden inputs, small valid files of every input format and variant (made
-# with /usr/bin/python3, PIL and, for TIFF, tifffile), and PNG descriptions for
+# with /usr/bin/python3, PIL and, for TIFF, tifffile), the float TIFF and .npy files of
+# tests/external/float, and PNG descriptions for
 # fuzz_png_writer_diff.
 set -eu
 if [ $# -ne 1 ]; then
@@ -23,6 +24,13 @@ for f in "$EXT"/bmp/g/*.bmp "$EXT"/bmp/q/*.bmp "$EXT"/bmp/b/*.bmp; do
 done
 for f in "$EXT"/*.tga "$EXT"/tga/common/*.tga "$EXT"/hopper_rle8*.bmp; do
     [ -e "$f" ] && cp "$f" "$SEEDS/pillow_$(basename "$f")"
+done
+# Float TIFF (float32 in strips and tiles, both byte orders, deflate and LZW with the
+# floating-point predictor; float64; int16) and .npy (every dtype and format version read,
+# and the refused ones) of tests/external/float: seeds for the tiff and npy harnesses.
+for f in "$ROOT"/tests/external/float/*.tif "$ROOT"/tests/external/float/*.npy; do
+    case $(basename "$f") in expect_*) continue ;; esac
+    cp "$f" "$SEEDS/float_$(basename "$f")"
 done
 
 # The valid base files of the damaged corpus (one of every format), plus variants the

@@ -165,7 +165,7 @@ gs_status gs_spool_stream(gs_source *src, uint64_t limit, const char *format, in
 #define GS_PNG_DIMENSION_MAX 0x7FFFFFFFu
 
 /* The list a user sees when the input is not an image gsmooth reads. */
-#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, FITS, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR"
+#define GS_SUPPORTED_INPUTS "PNG, JPEG, TIFF, FITS, WebP, BMP, TGA, PBM/PGM/PPM, GIF, PSD, HDR, NPY"
 
 /* GS_ERR_TOO_LARGE (with the numbers and the limit) when width * height > max_pixels.
  * Every reader calls it before allocating pixel memory. Defined in samples.c. */

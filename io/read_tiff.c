@@ -1,7 +1,7 @@
 /* read_tiff.c: the TIFF reader on libtiff: the first page, by rows or blocks. */
-/* 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), strips
- * or tiles, any codec libtiff has (old-style JPEG too), BigTIFF; streamed by rows or by
- * blocks of tile rows. */
+/* 1/2/4/8/16-bit gray, gray+alpha, palette, RGB(A), CMYK and YCbCr (to BT.601 gray), float
+ * gray (32-bit; 64-bit and signed 16-bit to float32), strips or tiles, any codec libtiff has
+ * (old-style JPEG too), BigTIFF; streamed by rows or by blocks of tile rows. */
 
 #include "io_internal.h"
 #include "tiff_io.h"
@@ -20,7 +20,7 @@
  * messages go to this handle's own handlers (TIFFOpenOptions), never the global ones, so
  * worker threads can read TIFFs side by side.
  *
- * Samples come out of libtiff in one of three ways (tiff_kind):
+ * Samples come out of libtiff in one of five ways (tiff_kind):
  *   - TIFF_SAMPLES: 8/16-bit gray, gray+extra, RGB, RGB+extra, and JPEG-compressed YCbCr
  *     (libjpeg gives RGB); alpha dropped, colour through gs_luma, MinIsWhite inverted;
  *   - TIFF_INDEXED: a sample a pixel looked up in a gray table: 1/2/4-bit gray (scaled
@@ -35,7 +35,12 @@
  *     deflated or LZW YCbCr, separate-plane JPEG YCbCr) through libtiff's RGBA
  *     interface, which undoes the subsampling and applies ReferenceBlackWhite and the
  *     YCbCr coefficients (PIL reads these files through the same interface), then
- *     gs_luma of its 8-bit RGB. It is read a whole strip or tile row at a time.
+ *     gs_luma of its 8-bit RGB. It is read a whole strip or tile row at a time;
+ *   - TIFF_GRAY_FLOAT: one gray sample a pixel, IEEE float32 kept bit for bit, float64
+ *     rounded to nearest float32, signed 16-bit converted exactly; delivered as float32. libtiff
+ *     gives every sample in the host's byte order (it swaps 16, 32 and 64-bit samples of
+ *     the other order after decoding) and undoes the floating-point predictor (3) inside
+ *     the codec, which reorders the bytes of each row back into samples itself.
  *
  * Rows are delivered in one of two ways:
  *   - tiles, strips stored as separate planes, interleaved strips of up to
@@ -70,6 +75,7 @@ typedef enum tiff_kind {
     TIFF_INDEXED, /* each pixel's first sample through t->lut */
     TIFF_CMYK,    /* 8/16-bit CMYK(+extra) through gs_cmyk_light, then gs_luma */
     TIFF_RGBA,    /* libtiff's RGBA interface */
+    TIFF_GRAY_FLOAT, /* float32, float64 or signed 16-bit gray, delivered as float32 */
 } tiff_kind;
 
 typedef struct tiff_state {
@@ -78,8 +84,8 @@ typedef struct tiff_state {
     gs_tiff_messages msgs;  /* libtiff's first error on this handle */
     tiff_kind kind;         /* how samples become gray */
     unsigned channels;      /* samples per pixel held: 1 gray or index, 2 gray or index + extra, 3 RGB, 4 RGB+extra */
-    unsigned bits;          /* bits per sample in the file: 1, 2, 4, 8 or 16 */
-    unsigned bytes;         /* bytes per sample held: 1 (up to 8 bits, sub-byte ones unpacked) or 2 */
+    unsigned bits;          /* bits per sample in the file: 1, 2, 4, 8 or 16; TIFF_GRAY_FLOAT also 32, 64 */
+    unsigned bytes;         /* bytes per sample held: 1 (up to 8 bits, sub-byte ones unpacked), 2, 4 or 8 */
     int invert;             /* TIFF_SAMPLES MinIsWhite: gray = max - sample */
     uint16_t *lut;          /* TIFF_INDEXED: gray of every sample value (256 or 65536 entries) */
     TIFFRGBAImage rgba;     /* TIFF_RGBA: libtiff's RGBA reader */
@@ -239,6 +245,28 @@ static void invert_gray(unsigned char *gray, uint32_t width, unsigned bits)
     }
 }
 
+/* TIFF_GRAY_FLOAT: one held row of native-endian samples to float32. float32 is copied, so
+ * every bit (NaN payloads too) reaches the caller; float64 goes through C's conversion,
+ * which rounds to nearest in the default rounding mode; every int16 is a float32. */
+static void float_row(const tiff_state *t, float *out, const unsigned char *row, uint32_t width)
+{
+    if (t->bits == 32) {
+        memcpy(out, row, (size_t)width * sizeof *out);
+    } else if (t->bits == 64) {
+        for (uint32_t x = 0; x < width; ++x) {
+            double d;
+            memcpy(&d, row + (size_t)x * sizeof d, sizeof d);
+            out[x] = (float)d;
+        }
+    } else {
+        for (uint32_t x = 0; x < width; ++x) {
+            int16_t v;
+            memcpy(&v, row + (size_t)x * sizeof v, sizeof v);
+            out[x] = (float)v;
+        }
+    }
+}
+
 /* One held row to the gray row delivered. */
 static void row_to_gray(const tiff_state *t, unsigned char *out, const unsigned char *row,
                         uint32_t width, unsigned out_bits)
@@ -281,6 +309,9 @@ static void row_to_gray(const tiff_state *t, unsigned char *out, const unsigned 
             out[x] = (unsigned char)gs_luma(TIFFGetR(p[x]), TIFFGetG(p[x]), TIFFGetB(p[x]));
         return;
     }
+    case TIFF_GRAY_FLOAT:
+        float_row(t, (float *)(void *)out, row, width);
+        return;
     }
 }
 
@@ -483,6 +514,32 @@ static gs_status check_layout(tiff_state *t, uint16_t photometric, uint16_t spp,
     return gs_fail(err, err_size, GS_ERR_FORMAT,
                    "TIFF with %u samples per pixel and photometric interpretation %u is not "
                    "supported (gray, gray+alpha, palette, RGB, RGBA, CMYK or YCbCr only)", spp, photometric);
+}
+
+/* Float and signed samples: gray alone (one sample a pixel, black at 0), IEEE 32 or 64
+ * bits, or signed 16 bits. Colour is refused rather than mixed to gray: the fixed-point
+ * luma is defined on unsigned integers, and a float rule would be a second formula. The
+ * conversions that change samples say so in the reader's note. */
+static gs_status check_float(tiff_state *t, gs_reader *reader, uint16_t format, uint16_t bps,
+                             uint16_t spp, uint16_t photometric, char *err, size_t err_size)
+{
+    const int ieee = format == SAMPLEFORMAT_IEEEFP;
+    if (ieee ? bps != 32 && bps != 64 : bps != 16)
+        return gs_fail(err, err_size, GS_ERR_FORMAT,
+                       "TIFF with %u-bit %s samples is not supported (%s)", bps, sample_format_name(format),
+                       ieee ? "32 or 64-bit floating-point only" : "16-bit signed integers only");
+    if (spp != 1 || photometric != PHOTOMETRIC_MINISBLACK)
+        return gs_fail(err, err_size, GS_ERR_FORMAT,
+                       "%s TIFF with %u samples per pixel and photometric interpretation %u is not "
+                       "supported (one gray sample, black at 0, only): convert it to gray first",
+                       ieee ? "floating-point" : "signed integer", spp, photometric);
+    t->kind = TIFF_GRAY_FLOAT;
+    t->bits = bps;
+    t->bytes = bps / 8u;
+    t->channels = 1;
+    if (bps == 64) snprintf(reader->note, sizeof reader->note, "float64 samples rounded to float32");
+    if (!ieee) snprintf(reader->note, sizeof reader->note, "signed 16-bit samples read as float32");
+    return GS_OK;
 }
 
 /* The depths read at all; check_layout narrows them for RGB and YCbCr (whole bytes). */
@@ -734,21 +791,24 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
                      colour);
         goto cleanup;
     }
-    if (format != SAMPLEFORMAT_UINT) {
+    if (format == SAMPLEFORMAT_IEEEFP || format == SAMPLEFORMAT_INT) {
+        rc = check_float(t, reader, format, bps, spp, photometric, err, err_size);
+        if (rc != GS_OK) goto cleanup;
+    } else if (format != SAMPLEFORMAT_UINT) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT,
-                     "TIFF with %s samples is not supported (unsigned integers only)",
-                     sample_format_name(format));
+                     "TIFF with %s samples is not supported (unsigned integers, 32/64-bit "
+                     "floating-point and 16-bit signed integers only)", sample_format_name(format));
         goto cleanup;
-    }
-    if (!bits_supported(bps)) {
+    } else if (!bits_supported(bps)) {
         rc = gs_fail(err, err_size, GS_ERR_FORMAT,
                      "%u-bit TIFF samples are not supported (1, 2, 4, 8 or 16-bit only)", bps);
         goto cleanup;
+    } else {
+        t->bits = bps;
+        t->bytes = bps == 16 ? 2u : 1u;
+        rc = check_layout(t, photometric, spp, compression, planar, err, err_size);
+        if (rc != GS_OK) goto cleanup;
     }
-    t->bits = bps;
-    t->bytes = bps == 16 ? 2u : 1u;
-    rc = check_layout(t, photometric, spp, compression, planar, err, err_size);
-    if (rc != GS_OK) goto cleanup;
     rc = gs_check_pixels(width, height, max_pixels, err, err_size);
     if (rc != GS_OK) goto cleanup;
 
@@ -763,7 +823,7 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     t->row_bytes = (size_t)row_bytes;
     reader->info.width = width;
     reader->info.height = height;
-    reader->info.bits = t->kind == TIFF_RGBA || bps < 16 ? 8u : 16u;
+    reader->info.bits = t->kind == TIFF_GRAY_FLOAT ? 32u : t->kind == TIFF_RGBA || bps < 16 ? 8u : 16u;
     uint32_t rows_per_strip = 0;
     TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
     rc = check_strile_count(t, &reader->info, planar == PLANARCONFIG_SEPARATE ? spp : 1, err, err_size);

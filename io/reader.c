@@ -122,6 +122,7 @@ static gs_status open_by_content(gs_reader *reader, uint64_t max_pixels, char *e
     /* FITS: the first card is SIMPLE, its keyword padded with blanks to 8 columns, then the
      * value indicator "= " in columns 9-10 (FITS 4.0, section 4.1.2). */
     if (head_starts(reader, "SIMPLE  = ", 10)) return gs_read_fits_open(reader, max_pixels, err, err_size);
+    if (head_starts(reader, "\x93NUMPY", 6)) return gs_read_npy_open(reader, max_pixels, err, err_size);
     if (head_starts(reader, "GIF87a", 6) || head_starts(reader, "GIF89a", 6))
         return gs_read_gif_open(reader, max_pixels, err, err_size);
     /* WebP is RIFF, a size, then "WEBP". */

@@ -1,4 +1,4 @@
-/* write_npy.c: the NumPy .npy (version 1.0) writer for exact integral images. */
+/* write_npy.c: the NumPy .npy (version 1.0) writer: unsigned images and integrals, float32 images, float64 integrals. */
 /* Streamed one row at a time. */
 
 #include "io_internal.h"
@@ -18,9 +18,10 @@
 #define NPY_HEADER_MAX 192  /* preamble + dict with two 10-digit sizes, rounded up to 64 */
 _Static_assert(NPY_HEADER_MAX % NPY_ALIGN == 0, "the header buffer holds whole 64-byte blocks");
 
-/* NumPy's type string for unsigned samples of each width ('|': byte order irrelevant). */
-static const char *npy_descr(uint32_t bits)
+/* NumPy's type string for samples of each kind and width ('|': byte order irrelevant). */
+static const char *npy_descr(gs_sample_kind kind, uint32_t bits)
 {
+    if (kind == GS_SAMPLES_FLOAT) return bits == 32 ? "<f4" : bits == 64 ? "<f8" : NULL;
     switch (bits) {
     case 8: return "|u1";
     case 16: return "<u2";
@@ -33,7 +34,7 @@ static const char *npy_descr(uint32_t bits)
 gs_status gs_write_npy_open(gs_writer *writer, char *err, size_t err_size)
 {
     unsigned char header[NPY_HEADER_MAX];
-    const char *descr = npy_descr(writer->bits);
+    const char *descr = npy_descr(writer->kind, writer->bits);
     if (!descr)
         return gs_fail(err, err_size, GS_ERR_FORMAT,
                        "NPY output takes 8, 16, 32 or 64-bit samples, not %u-bit", writer->bits);

@@ -1,6 +1,7 @@
 /* write_tiff.c: the TIFF writer on libtiff, streamed in deflated strips. */
-/* 8/16-bit gray images and exact 32/64-bit integrals, with the horizontal predictor;
- * BigTIFF whenever the file could pass 4 GiB. */
+/* 8/16-bit gray images and exact 32/64-bit integrals with the horizontal predictor, float32
+ * images and float64 integrals with the floating-point one; BigTIFF whenever the file could
+ * pass 4 GiB. */
 #include "io_internal.h"
 #include "tiff_io.h"
 
@@ -99,8 +100,11 @@ static const gs_writer_ops tiff_writer_ops = {
 gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
 {
     const uint32_t bits = writer->bits;
+    const int is_float = writer->kind == GS_SAMPLES_FLOAT;
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "TIFF output takes 8, 16, 32 or 64-bit samples, not %u-bit", bits);
+    if (is_float && bits != 32 && bits != 64)
+        return gs_fail(err, err_size, GS_ERR_FORMAT, "TIFF output takes 32 or 64-bit float samples, not %u-bit", bits);
     const uint64_t row_bytes = (uint64_t)writer->width * (bits / 8u);
     if (row_bytes > SIZE_MAX / 4)
         return gs_fail(err, err_size, GS_ERR_TOO_LARGE, "TIFF row of %u samples does not fit in memory", writer->width);
@@ -128,7 +132,7 @@ gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
         !TIFFSetField(t->tif, TIFFTAG_IMAGELENGTH, writer->height) ||
         !TIFFSetField(t->tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)bits) ||
         !TIFFSetField(t->tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)1) ||
-        !TIFFSetField(t->tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)SAMPLEFORMAT_UINT) ||
+        !TIFFSetField(t->tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)(is_float ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT)) ||
         !TIFFSetField(t->tif, TIFFTAG_PHOTOMETRIC, (uint16_t)PHOTOMETRIC_MINISBLACK) ||
         !TIFFSetField(t->tif, TIFFTAG_PLANARCONFIG, (uint16_t)PLANARCONFIG_CONTIG) ||
         !TIFFSetField(t->tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip) ||
@@ -136,9 +140,14 @@ gs_status gs_write_tiff_open(gs_writer *writer, char *err, size_t err_size)
         rc = tiff_write_failure(t, "header", err, err_size);
         goto cleanup;
     }
+    /* The floating-point predictor (3) splits each row's samples into byte planes and
+     * differences those: deflate then finds the runs of sign and exponent bytes that the
+     * horizontal predictor's integer differences of float bit patterns hide. Level 0 is
+     * stored as it is, predictor and all: nothing to predict for. */
     const int level = tiff_deflate_level(writer->encode.level);
+    const uint16_t predictor = is_float ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL;
     if (level > 0 && (!TIFFSetField(t->tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_ADOBE_DEFLATE) ||
-                      !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, (uint16_t)PREDICTOR_HORIZONTAL) ||
+                      !TIFFSetField(t->tif, TIFFTAG_PREDICTOR, predictor) ||
                       !TIFFSetField(t->tif, TIFFTAG_ZIPQUALITY, level))) {
         rc = tiff_write_failure(t, "header", err, err_size);
         goto cleanup;

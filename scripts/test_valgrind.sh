@@ -13,7 +13,8 @@ command -v valgrind >/dev/null 2>&1 || { echo "test_valgrind.sh: valgrind not fo
 cmake --build "$BUILD" --target gsmooth gsmooth_cpu test_fuzz_regressions test_fuzz_regressions_png \
     test_fuzz_regressions_pngfast test_fuzz_regressions_pngdiff test_fuzz_regressions_jpeg \
     test_fuzz_regressions_stb test_fuzz_regressions_pnm test_fuzz_regressions_tiff \
-    test_fuzz_regressions_gif test_fuzz_regressions_bmp test_fuzz_regressions_tga test_fuzz_regressions_webp test_fuzz_regressions_fits >/dev/null
+    test_fuzz_regressions_gif test_fuzz_regressions_bmp test_fuzz_regressions_tga test_fuzz_regressions_webp \
+    test_fuzz_regressions_fits test_fuzz_regressions_npy >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 tests/damaged/make_damaged.py "$work/damaged" >/dev/null
@@ -23,7 +24,7 @@ VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=de
 # The replays run in one process each (valgrind starts once) and two at a time.
 status=0
 pids=""
-for harness in "" _png _pngfast _pngdiff _jpeg _stb _pnm _tiff _gif _bmp _tga _webp _fits; do
+for harness in "" _png _pngfast _pngdiff _jpeg _stb _pnm _tiff _gif _bmp _tga _webp _fits _npy; do
     GS_REPLAY_IN_PROCESS=1 $VG "$BUILD/bin/test_fuzz_regressions$harness" fuzz/regressions \
         "$work/damaged" > "$work/replay$harness.log" 2>&1 &
     pids="$pids $!"
@@ -33,7 +34,7 @@ for harness in "" _png _pngfast _pngdiff _jpeg _stb _pnm _tiff _gif _bmp _tga _w
     fi
 done
 for p in $pids; do wait "$p" || status=1; done
-for harness in "" _png _pngfast _pngdiff _jpeg _stb _pnm _tiff _gif _bmp _tga _webp _fits; do
+for harness in "" _png _pngfast _pngdiff _jpeg _stb _pnm _tiff _gif _bmp _tga _webp _fits _npy; do
     echo "valgrind, harness ${harness:-_pipeline}: $(tail -n 1 "$work/replay$harness.log")"
 done
 [ $status -eq 0 ] || { grep -h -B2 -A12 "==[0-9]*==" "$work"/replay*.log | head -60; echo "FAIL: valgrind errors in the replays"; exit 1; }

@@ -54,7 +54,7 @@ add_test(NAME fuzz_regressions COMMAND $<TARGET_FILE:test_fuzz_regressions>
   ${GS_ROBUST_ROOT}/fuzz/regressions ${GS_DAMAGED_DIR})
 set_tests_properties(fuzz_regressions PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 180)
-foreach(decoder png pngfast jpeg stb pnm tiff gif bmp tga webp fits)
+foreach(decoder png pngfast jpeg stb pnm tiff gif bmp tga webp fits npy)
   add_executable(test_fuzz_regressions_${decoder}
     ${GS_ROBUST_TESTS_DIR}/test_fuzz_regressions.c
     ${GS_ROBUST_ROOT}/fuzz/fuzz_decode.c)

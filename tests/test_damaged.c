@@ -171,10 +171,10 @@ static gs_limits run_limits(void)
 
 /* Run gsmooth [--quiet] EXTRA... INPUT OUT_DIR/OUT_NAME and check the contract. */
 static void check_run(const char *label, const char *input, const char *needle, expect want,
-                      const char *const *extra, feed how, int needs_limit)
+                      const char *const *extra, feed how, int needs_limit, int tif_out)
 {
     const int keep_prior = how != FEED_PATH_NOTES; /* one run checks an absent output */
-    const char *out_name = keep_prior ? "keep.png" : "new.png";
+    const char *out_name = tif_out ? (keep_prior ? "keep.tif" : "new.tif") : keep_prior ? "keep.png" : "new.png";
     char out_path[600], desc[128], tag[512];
     snprintf(out_path, sizeof out_path, "%s/%s", out_dir, out_name);
     snprintf(tag, sizeof tag, "%s [%s]", label, feed_names[how]);
@@ -307,9 +307,10 @@ START_TEST(damaged_corpus)
         char path[900];
         snprintf(path, sizeof path, "%s/%s", corpus, name);
         const int needs_limit = strstr(flags, "rlimit") != NULL;
-        check_run(name, path, name, want, extra, FEED_PATH_QUIET, needs_limit);
-        if (want != EXPECT_OK) check_run(name, path, name, want, extra, FEED_PATH_NOTES, needs_limit);
-        check_run(name, path, "gsmooth: -: ", want, extra, FEED_STDIN, needs_limit);
+        const int tif_out = strstr(flags, "tif") != NULL;
+        check_run(name, path, name, want, extra, FEED_PATH_QUIET, needs_limit, tif_out);
+        if (want != EXPECT_OK) check_run(name, path, name, want, extra, FEED_PATH_NOTES, needs_limit, tif_out);
+        check_run(name, path, "gsmooth: -: ", want, extra, FEED_STDIN, needs_limit, tif_out);
     }
     fclose(m);
     printf("test_damaged: %d corpus cases (%d must fail, %d valid, %d either way), "
@@ -344,13 +345,13 @@ START_TEST(odd_paths)
     };
     int n = (int)(sizeof odd / sizeof odd[0]);
     for (int i = 0; i < n; ++i) {
-        check_run(odd[i].path, odd[i].path, odd[i].needle, EXPECT_FAIL, NULL, FEED_PATH_QUIET, 0);
-        check_run(odd[i].path, odd[i].path, odd[i].needle, EXPECT_FAIL, NULL, FEED_PATH_NOTES, 0);
+        check_run(odd[i].path, odd[i].path, odd[i].needle, EXPECT_FAIL, NULL, FEED_PATH_QUIET, 0, 0);
+        check_run(odd[i].path, odd[i].path, odd[i].needle, EXPECT_FAIL, NULL, FEED_PATH_NOTES, 0, 0);
     }
     /* A directory and an unreadable file as standard input. */
-    check_run("stdin is a directory", dir, "gsmooth: -: ", EXPECT_FAIL, NULL, FEED_STDIN, 0);
+    check_run("stdin is a directory", dir, "gsmooth: -: ", EXPECT_FAIL, NULL, FEED_STDIN, 0, 0);
     check_run("stdin is /proc/self/mem", "/proc/self/mem", "gsmooth: -: ", EXPECT_FAIL, NULL,
-              FEED_STDIN, 0);
+              FEED_STDIN, 0, 0);
     printf("test_damaged: %d odd paths, %d gsmooth runs, %d contract violations\n", n + 2, runs,
            problems);
     fflush(stdout);

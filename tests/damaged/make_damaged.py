@@ -43,7 +43,8 @@ WIDE_ROW_MAX_PIXELS = str(PNG_DIMENSION_MAX + 1)   # admits a single 2^31 - 1 pi
 #   either  exit 0 or exit 1 with every "fail" rule: formats without checksums (BMP, TGA,
 #           JPEG entropy data) cannot always tell damage from content
 # Flags: "rlimit" marks a case that only the memory limit keeps bounded (RLIMIT_AS, or
-# ASan's allocation limit under AddressSanitizer): "out of memory" is its right answer.
+# ASan's allocation limit under AddressSanitizer): "out of memory" is its right answer;
+# "tif" writes the output as .tif, which stores float samples (the float inputs' cases).
 cases = []
 
 
@@ -152,8 +153,16 @@ def tiff_lies(out_dir):
     add(out_dir, "tiff_strip_past_end.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, strip_at=[1 << 30]), "fail")
     add(out_dir, "tiff_short_strip.tif", tiff_bytes(64, 40, [b"".join(rows)[:1000]], 40), "fail")
     add(out_dir, "tiff_zero_width.tif", tiff_bytes(0, 40, [b"".join(rows)], 40), "fail")
-    add(out_dir, "tiff_float.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=3), "fail")
-    add(out_dir, "tiff_signed.tif", tiff_bytes(32, 40, [bytes(32 * 40 * 2)], 40, bits=16, sample_format=2), "fail")
+    # float32 and int16 gray are read (as float32); whether they are smoothed is the
+    # backend's to say, so either answer is right, by the contract's rules
+    add(out_dir, "tiff_float.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=3), "either",
+        flags="tif")
+    add(out_dir, "tiff_signed.tif", tiff_bytes(32, 40, [bytes(32 * 40 * 2)], 40, bits=16, sample_format=2), "either",
+        flags="tif")
+    add(out_dir, "tiff_float16.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 2)], 40, bits=16, sample_format=3), "fail")
+    add(out_dir, "tiff_signed32.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=2), "fail")
+    add(out_dir, "tiff_float_short_strip.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4 - 3)], 40, bits=32,
+                                                          sample_format=3), "fail", flags="tif")
     add(out_dir, "tiff_4bit.tif", tiff_bytes(64, 40, [bytes(32 * 40)], 40, bits=4), "ok")  # 4-bit gray is read
     add(out_dir, "tiff_cmyk.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, spp=4, photometric=5), "ok")  # CMYK is read
     add(out_dir, "tiff_bad_compression.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, compression=12345), "fail")
@@ -232,6 +241,69 @@ def fits_lies(out_dir):
     except ImportError:
         pass
     add(out_dir, "fits_garbage_after_simple.fits", b"SIMPLE  = " + bytes(range(256)) * 20, "fail")
+def npy_bytes(array, version=(1, 0)):
+    import io
+    import warnings
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's remark on versions 2.0 and 3.0
+        np.lib.format.write_array(buf, array, version=version)
+    return buf.getvalue()
+
+
+def npy_header(d, version=1, length=None):
+    """A .npy preamble and header around the dict text `d`, padded as numpy pads it;
+    `length` overrides the header length field (a lie)."""
+    pre = 10 if version == 1 else 12
+    total = (pre + len(d) + 1 + 63) // 64 * 64
+    text = d.encode() + b" " * (total - pre - len(d) - 1) + b"\n"
+    n = len(text) if length is None else length
+    field = struct.pack("<H", n) if version == 1 else struct.pack("<I", n)
+    return b"\x93NUMPY" + bytes([version, 0]) + field + text
+
+
+def npy_lies(out_dir):
+    """.npy headers that lie or refuse, beside the truncated and flipped files: each one
+    error line (the samples have no checksum, so the header is all a reader can judge)."""
+    good = "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 5), }"
+    body = bytes(6 * 5 * 4)
+    add(out_dir, "npy_header_length_past_end.npy", npy_header(good, length=60000)[:200], "fail")
+    add(out_dir, "npy_header_length_huge_v2.npy", npy_header(good, 2, length=0xFFFFFFF0) + body, "fail")
+    add(out_dir, "npy_no_shape.npy", npy_header("{'descr': '<u2', 'fortran_order': False, }") + body, "fail")
+    add(out_dir, "npy_shape_negative.npy", npy_header(good.replace("(6, 5)", "(6, -5)")) + body, "fail")
+    add(out_dir, "npy_shape_huge.npy", npy_header(good.replace("(6, 5)", "(4000000000, 4000000000)")) + body, "fail")
+    add(out_dir, "npy_shape_past_2_64.npy", npy_header(good.replace("(6, 5)", "(6, 123456789012345678901)")) + body,
+        "fail")
+    add(out_dir, "npy_shape_over_limit.npy", npy_header(good.replace("(6, 5)", "(50000, 50000)")) + body, "fail")
+    add(out_dir, "npy_version_9.npy", b"\x93NUMPY\x09\x00" + npy_header(good)[8:] + body, "fail")
+    add(out_dir, "npy_version_1_5.npy", b"\x93NUMPY\x01\x05" + npy_header(good)[8:] + body, "fail")
+    add(out_dir, "npy_magic_only.npy", b"\x93NUMPY", "fail")
+    add(out_dir, "npy_header_not_dict.npy", npy_header("[1, 2, 3]") + body, "fail")
+    add(out_dir, "npy_header_unclosed.npy", npy_header(good[:-3]) + body, "fail")
+    add(out_dir, "npy_1d.npy", npy_bytes(np.zeros(30, np.uint8)), "fail")
+    add(out_dir, "npy_3d.npy", npy_bytes(np.zeros((4, 5, 3), np.uint8)), "fail")
+    add(out_dir, "npy_int32.npy", npy_bytes(np.zeros((4, 5), np.int32)), "fail")
+    add(out_dir, "npy_fortran.npy", npy_bytes(np.asfortranarray(np.zeros((4, 5), np.uint16))), "fail")
+    # uint16, so that the command line reads the rows (float32 samples depend on the backend)
+    add(out_dir, "npy_data_short.npy", npy_header(good.replace("<f4", "<u2")) + body[:6 * 5 * 2 - 1], "fail")
+    add(out_dir, "valid_npy_v3_u8.npy", npy_bytes(np.arange(60, dtype=np.uint8).reshape(6, 10), (3, 0)), "ok")
+
+
+def float_tiff_truncations(out_dir):
+    """A float32 TIFF of tifffile's (its directory before the samples) cut every tenth:
+    each cut is an error, never a short image."""
+    try:
+        import io
+        import tifffile
+    except ImportError:
+        return
+    buf = io.BytesIO()
+    values = np.linspace(-1e6, 1e6, 40 * 64, dtype=np.float32).reshape(40, 64)
+    tifffile.imwrite(buf, values, rowsperstrip=7)
+    data = buf.getvalue()
+    for k in range(1, 10):
+        cut = len(data) * k // 10
+        add(out_dir, "trunc_float32_%06d.tif" % cut, data[:cut], "fail", flags="tif")
 
 
 def png_chunk(tag, data):
@@ -307,6 +379,8 @@ def bases(rng):
         ("rgb_lossless.webp", pil_bytes(rgb, "WEBP", lossless=True), False),
         ("rgb.psd", psd(rgb, PSD_MODE_RGB), False),
         ("rgb.hdr", hdr_rgbe(noise(rng, 6, 7, 3)), False),
+        ("gray.npy", npy_bytes(gray), False),
+        ("gray16.npy", npy_bytes(gray.astype(">u2") * 257), False),
     ]
     try:  # python3-tifffile, an independent writer: strips, tiles, deflate, BigTIFF
         import io
@@ -578,6 +652,8 @@ def main():
     tiff_lies(out_dir)
     tiff_review_cases(out_dir)
     fits_lies(out_dir)
+    npy_lies(out_dir)
+    float_tiff_truncations(out_dir)
     bombs(out_dir)
     netpbm_lies(out_dir)
     splices(out_dir, files)

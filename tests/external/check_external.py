@@ -2,7 +2,8 @@
 """check_external.py: the external corpora through gsmooth and a reference decoder.
 
 Every image of the external corpora (tests/external/*/) through gsmooth --iters 0 and
-through the field's reference decoder, compared pixel for pixel.
+through the field's reference decoder, compared pixel for pixel. float/ is not a corpus of
+other people's files: this project's float test files, checked by test_float_io.
 
 usage: check_external.py GSMOOTH [--list] [--only SUBSTRING] [--report FILE]
 
@@ -42,6 +43,10 @@ Each file ends in one of:
   ACCEPTED    gsmooth decodes what the reference refuses (listed in expected.txt, or a bug)
   BAD-ERROR   gsmooth's error is not one line naming the file, or it exits neither 0 nor 1,
               or it leaves an output behind
+  float-input a TIFF gsmooth reads as float32 (IEEE 32/64-bit or signed 16-bit gray): its
+              samples are compared bit for bit at the reader by test_float_io (ctest
+              float_io, tests/external/float/MANIFEST names these files), not through the
+              command line's integer outputs
   PNG-READERS-DIFFER  the fast PNG reader and libpng disagree on a corpus PNG
   STALE-EXPECTATION   expected.txt names a verdict the file no longer has
 The run fails on any verdict in capitals.
@@ -303,6 +308,23 @@ def reference_gray(path):
     return first_of(path, [("PIL", pil_gray)])
 
 
+def reads_as_float(path):
+    """1 for a TIFF whose first page gsmooth reads as float32: one sample a pixel of IEEE
+    32 or 64 bits, or signed 16 bits (io/read_tiff.c's check_float)."""
+    if os.path.splitext(path)[1].lower() not in (".tif", ".tiff"):
+        return False
+    try:
+        import tifffile
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with tifffile.TiffFile(path) as tf:
+                page = tf.pages[0]
+                kind = (int(page.sampleformat), page.bitspersample)
+                return page.samplesperpixel == 1 and kind in ((3, 32), (3, 64), (2, 16))
+    except Exception:  # not a TIFF tifffile parses: judged the usual way
+        return False
+
+
 def run_gsmooth(gsmooth, path, out_dir, decoder=None):
     """(status, array or error line). status: ok, refused, bad-error."""
     out = os.path.join(out_dir, "out.pgm")
@@ -339,6 +361,8 @@ def load_expected():
 
 def corpus_files():
     for root, dirs, files in os.walk(HERE):
+        if root == HERE and "float" in dirs:
+            dirs.remove("float")  # the project's own float files (docstring)
         dirs.sort()
         for name in sorted(files):
             if os.path.splitext(name)[1].lower() in IMAGE_EXT:
@@ -358,6 +382,12 @@ def main():
         for path in corpus_files():
             rel = os.path.relpath(path, HERE)
             if args.only not in rel:
+                continue
+            if reads_as_float(path):
+                counts["float-input"] = counts.get("float-input", 0) + 1
+                lines.append("%-18s %s" % ("float-input", rel))
+                if args.list:
+                    print(lines[-1], flush=True)
                 continue
             try:
                 ref, ref_name = reference_gray(path)

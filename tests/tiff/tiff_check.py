@@ -8,7 +8,7 @@ CMYK; uncompressed and deflated YCbCr) and by PIL's libtiff codecs (LZW, PackBit
 JPEG in RGB and YCbCr; CCITT G3/G4); libtiff's old-style JPEG test images against PIL;
 decoded samples, smoothing on every axis and integrals compared with numpy; BT.601's
 rounding on every 8-bit triple that lands on .5; what gsmooth writes read back by tifffile;
-refusals (float, signed, 32-bit, inks other than CMYK, L*a*b*, strip tables that
+refusals (float16, int32, float RGB, 32-bit, inks other than CMYK, L*a*b*, strip tables that
 RowsPerStrip does not make) with their message; the band reader swept across its own
 buffers' edges and gsmooth's strips, through a file and through a pipe.
 
@@ -610,8 +610,11 @@ def check_levels(gsmooth, tmp):
 def check_refusals(gsmooth, tmp):
     g = np.zeros((20, 30), dtype=np.uint8)
     cases = [
-        ("float32", lambda p: tifffile.imwrite(p, g.astype(np.float32)), "floating-point"),
-        ("int16", lambda p: tifffile.imwrite(p, g.astype(np.int16)), "signed integer"),
+        # float32, float64 and int16 gray are read (tests/test_float_io.c); these are not
+        ("float16", lambda p: tifffile.imwrite(p, g.astype(np.float16)), "16-bit floating-point"),
+        ("int32", lambda p: tifffile.imwrite(p, g.astype(np.int32)), "32-bit signed integer"),
+        ("float32 RGB", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 3), np.float32), photometric="rgb"),
+         "convert it to gray first"),
         ("uint32", lambda p: tifffile.imwrite(p, g.astype(np.uint32)), "32-bit TIFF samples"),
         ("multi-ink", lambda p: tifffile.imwrite(p, np.zeros((20, 30, 4), np.uint8), photometric="separated",
                                                 extratags=[(TAG_INK_SET, "H", 1, 2, True)]), "InkSet 2"),
