@@ -99,7 +99,7 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
 }
 
 /* The kPix pixels of v as the 32-bit words of samples of T: integers quantized by Arith,
- * floats as they are. */
+ * floats as Arith stores them (NaN canonical for float samples). */
 template <typename T, class Arith>
 __device__ __forceinline__ void pixel_words(const float (&v)[kPix], uint32_t (&w)[kPix * sizeof(T) / 4])
 {
@@ -116,14 +116,14 @@ __device__ __forceinline__ void pixel_words(const float (&v)[kPix], uint32_t (&w
             const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
             w[i] = pack_low_halves(a, b);
         } else {
-            w[i] = __float_as_uint(v[i]);
+            w[i] = __float_as_uint(Arith::stored(v[i]));
         }
     }
 }
 
 /* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
  * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
- * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
+ * the row end cuts a vector. Integer outputs are quantized by Arith; floats as Arith stores them. */
 template <typename T, class Arith>
 __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const float (&v)[kPix])
 {
@@ -141,7 +141,7 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
         for (int i = 0; i < kPix; ++i) {
             if (xs + i < x1) {
                 if constexpr (sizeof(T) == 4)
-                    p[xs + i] = v[i];
+                    p[xs + i] = Arith::stored(v[i]);
                 else
                     p[xs + i] = (T)Arith::quantize(v[i], Sample<T>::maxval);
             }
