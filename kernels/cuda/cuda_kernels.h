@@ -96,8 +96,8 @@ cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch, void *d_d
  * summed from left to right from -0.0, one lane a row (never a tree scan); the 2d table then
  * adds each row down each column in order, from d_carry (`width` doubles, the table row
  * above the strip; -0.0 before the first), and leaves the strip's last row there. Every NaN
- * is stored as 0x7ff8000000000000. Source rows 8-byte aligned, destination rows
- * GS_CUDA_ALIGN. gs_cuda_integral_rows and gs_cuda_integral_2d call these for in_bits 32.
+ * is stored as 0x7ff8000000000000. Source rows 4-byte aligned, destination rows
+ * 8-byte aligned. gs_cuda_integral_rows and gs_cuda_integral_2d call these for in_bits 32.
  */
 cudaError_t gs_cuda_float_integral_rows(const void *d_src, size_t src_pitch, void *d_dst,
                                         size_t dst_pitch, uint32_t width, uint32_t rows,

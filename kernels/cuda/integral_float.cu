@@ -12,12 +12,14 @@
  * out[y-1][x] + row[y][x], the strip's first row adding column_sums). So a row is one
  * sequential scan, never a tree, and the work is parallel over rows, then over columns.
  *
- * Rows: a warp owns kWarp rows, one lane a row. Tiles of kTileCols columns of those rows go
- * through the warp's shared memory: lane l loads columns 2l and 2l + 1 of every row, so each
- * load instruction reads one contiguous 256-byte run of a row; each lane then scans its own
- * row's tile in float64, carrying the row's sum to the next tile; and the tile's sums leave
- * as 16-byte stores of a contiguous 512-byte run a row. The next tile's loads are issued
- * before the current tile is scanned, so a lane keeps 256 bytes in flight.
+ * Rows: a block owns kWarp rows, one lane a row. Tiles of kTileCols columns of those rows go
+ * through shared memory: lane l loads column l of every row (each load instruction reads a
+ * contiguous 128-byte run of one row), each lane then scans its own row's tile in float64,
+ * and the tile's sums leave as contiguous 256-byte runs a row. The block's kRowWarps warps
+ * take the tiles in turn (warp w: tiles w, w + kRowWarps, ...): loading, converting and
+ * storing a tile run in parallel across them, and only the scan waits for the row sums the
+ * warp before left in shared memory. One warp a row group had only a quarter of the warps
+ * an SM needs to keep its loads in flight (2.2 ms for 16384^2, 2.8x the floor).
  *
  * 2d: the rows as above, written to the table, then a column pass: a thread a column walks
  * down the strip adding each row's value to the running column sum, from d_carry, and
@@ -29,17 +31,15 @@ using namespace gs_cuda;
 
 namespace {
 
-constexpr int kTileCols = 2 * kWarp;  /* 64 columns a tile: two floats a lane per row */
-constexpr int kTilePad = 2;           /* doubles after each tile row: see s_tile below */
-constexpr int kTileStride = kTileCols + kTilePad;
-constexpr int kRowWarps = 2;          /* warps a block: 2 x 16.5 KiB of static shared memory */
+constexpr int kTileCols = kWarp;      /* a tile: one float a lane per row */
+constexpr int kTileStride = kTileCols + 1; /* doubles a tile row: see float_rows_kernel */
+constexpr int kRowWarps = 4;          /* warps taking a row group's tiles in turn */
 constexpr int kRowThreads = kRowWarps * kWarp;
 constexpr int kColumnThreads = 256;
 constexpr int kColumnBatch = 16;      /* rows a column thread loads ahead of its adds */
-static_assert(kTileCols == 2 * kWarp, "a lane takes two columns of a tile row");
-static_assert(kTileStride % 2 == 0, "tile rows start on 16 bytes, for double2 accesses");
-static_assert(kRowWarps * kWarp * kTileStride * sizeof(double) <= 48u * 1024u,
-              "the tiles fit a block's static shared memory");
+static_assert(kRowWarps * kWarp * kTileStride * sizeof(double) + kWarp * sizeof(double) <=
+                  48u * 1024u,
+              "the tiles and the row sums fit a block's static shared memory");
 
 /* The one quiet NaN every float64 NaN result is stored as (GS_CANONICAL_NAN_F64). */
 constexpr unsigned long long kCanonicalNan64 = 0x7ff8000000000000ull;
@@ -48,77 +48,87 @@ __device__ __forceinline__ double canonical_f64(double v)
     return v != v ? __longlong_as_double((long long)kCanonicalNan64) : v;
 }
 
+/* The hand-over of the row sums from the warp that scanned tile t - 1 to the warp of tile t:
+ * named barrier 1 + (the receiving warp), of the two warps' threads (barrier 0 is
+ * __syncthreads'). The sender arrives without waiting and the receiver waits, which orders
+ * the sender's writes of s_sums before the receiver's reads (a barrier's memory ordering);
+ * a sender cannot arrive twice before the receiver has waited, since its next tile for that
+ * receiver needs the sums of every tile between. */
+constexpr int kHandOverThreads = 2 * kWarp;
+static_assert(1 + kRowWarps <= 16, "the hand-over barriers fit the 16 a block has");
+__device__ __forceinline__ void hand_over_send(uint32_t to_warp)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(1u + to_warp), "r"(kHandOverThreads) : "memory");
+}
+__device__ __forceinline__ void hand_over_wait(uint32_t my_warp)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(1u + my_warp), "r"(kHandOverThreads) : "memory");
+}
+
 /* A float64 addition rounded to nearest even, never contracted with anything. */
 __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 
 /* ---- kernels ---- */
 
-/* Columns x and x + 1 of one row (x even), as floats; 0 past the row's end (never used). */
-__device__ __forceinline__ float2 load_pair(const float *row, uint32_t x, uint32_t width)
-{
-    if (x + 1 < width) return __ldcs((const float2 *)(row + x));
-    return make_float2(x < width ? __ldcs(row + x) : 0.0f, 0.0f);
-}
-
 /*
- * Integral rows of float32 samples in float64. s_tile's rows are 66 doubles apart (528
- * bytes): the staging's 16-byte accesses of 8 consecutive lanes along one row, and the
- * scan's of 8 consecutive lanes down one column (4 banks apart), both meet distinct banks.
- * A warp past the strip's last row returns at once; no barrier spans warps.
+ * Integral rows of float32 samples in float64. A warp's tile rows are 33 doubles apart: the
+ * scan's 8-byte reads of 16 lanes down one column (lane l at row l) meet distinct banks, as
+ * the staging's reads and writes along one row do. s_sums holds the rows' running sums
+ * between tiles: the warp that scanned tile t writes them and hands them over to the warp
+ * of tile t + 1 (hand_over_send / hand_over_wait). A block past the strip's last row
+ * returns before its first barrier.
  */
 __global__ void __launch_bounds__(kRowThreads)
     float_rows_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                       uint32_t width, uint32_t rows)
 {
-    __shared__ __align__(16) double s_tile[kRowWarps][kWarp][kTileStride];
+    __shared__ double s_tile[kRowWarps][kWarp][kTileStride];
+    __shared__ double s_sums[kWarp];
     const uint32_t warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-    const uint64_t row0 = ((uint64_t)blockIdx.x * kRowWarps + warp) * kWarp;
+    const uint64_t row0 = (uint64_t)blockIdx.x * kWarp;
     if (row0 >= rows) return;
     const uint32_t n = rows - row0 < (uint64_t)kWarp ? (uint32_t)(rows - row0) : (uint32_t)kWarp;
+    if (threadIdx.x < kWarp) s_sums[threadIdx.x] = -0.0; /* the identity: out[0] = in[0] */
+    __syncthreads();
     double (*t)[kTileStride] = s_tile[warp];
     const char *src0 = src + (size_t)row0 * src_pitch;
     char *dst0 = dst + (size_t)row0 * dst_pitch;
+    const uint32_t tiles = (width + kTileCols - 1) / kTileCols;
 
-    float2 next[kWarp];
-    auto load_tile = [&](uint32_t x0) {
+    float next[kWarp];
+    auto load_tile = [&](uint32_t tile) {
+        const uint32_t x = tile * kTileCols + lane;
 #pragma unroll
         for (int r = 0; r < kWarp; ++r)
-            next[r] = (uint32_t)r < n ? load_pair((const float *)(src0 + (size_t)r * src_pitch),
-                                                  x0 + 2 * lane, width)
-                                      : make_float2(0.0f, 0.0f);
+            next[r] = (uint32_t)r < n && x < width
+                          ? __ldcs((const float *)(src0 + (size_t)r * src_pitch) + x)
+                          : 0.0f;
     };
-    load_tile(0);
-    double sum = -0.0; /* lane's row: the identity of addition, so out[0] = in[0] exactly */
-    for (uint32_t x0 = 0; x0 < width; x0 += kTileCols) {
+    if (warp < tiles) load_tile(warp);
+    for (uint32_t tile = warp; tile < tiles; tile += kRowWarps) {
+#pragma unroll
+        for (int r = 0; r < kWarp; ++r) t[r][lane] = (double)next[r];
+        if (tile + kRowWarps < tiles) load_tile(tile + kRowWarps); /* in flight meanwhile */
+        __syncwarp();
+        const uint32_t x0 = tile * kTileCols;
+        const uint32_t cols = width - x0 < (uint32_t)kTileCols ? width - x0 : (uint32_t)kTileCols;
+        if (tile > 0) hand_over_wait(warp);
+        double sum = s_sums[lane];
+        double *mine = t[lane];
+#pragma unroll
+        for (int c = 0; c < kTileCols; ++c) {
+            const double next_sum = add_rn(sum, mine[c]);
+            sum = (uint32_t)c < cols ? next_sum : sum;
+            mine[c] = sum;
+        }
+        s_sums[lane] = sum;
+        __syncwarp(); /* every lane's row is scanned before the lanes store its columns */
+        if (tile + 1 < tiles) hand_over_send((warp + 1) % kRowWarps);
+        const uint32_t x = x0 + lane;
 #pragma unroll
         for (int r = 0; r < kWarp; ++r)
-            *(double2 *)&t[r][2 * lane] = make_double2((double)next[r].x, (double)next[r].y);
-        if (x0 + kTileCols < width) load_tile(x0 + kTileCols); /* in flight during the scan */
-        __syncwarp();
-        const uint32_t cols = width - x0 < (uint32_t)kTileCols ? width - x0 : (uint32_t)kTileCols;
-        if (lane < n) {
-            double *mine = t[lane];
-#pragma unroll
-            for (int c = 0; c < kTileCols; c += 2) {
-                if ((uint32_t)c >= cols) break;
-                double2 p = *(const double2 *)(mine + c);
-                p.x = sum = add_rn(sum, p.x);
-                p.y = sum = (uint32_t)c + 1 < cols ? add_rn(sum, p.y) : sum;
-                *(double2 *)(mine + c) = p;
-            }
-        }
-        __syncwarp();
-        const uint32_t x = x0 + 2 * lane;
-#pragma unroll
-        for (int r = 0; r < kWarp; ++r) {
-            if ((uint32_t)r >= n || x >= width) continue;
-            const double2 p = *(const double2 *)&t[r][2 * lane];
-            double *out = (double *)(dst0 + (size_t)r * dst_pitch) + x;
-            if (x + 1 < width)
-                __stcs((double2 *)out, make_double2(canonical_f64(p.x), canonical_f64(p.y)));
-            else
-                __stcs(out, canonical_f64(p.x));
-        }
+            if ((uint32_t)r < n && x < width)
+                __stcs((double *)(dst0 + (size_t)r * dst_pitch) + x, canonical_f64(t[r][lane]));
         __syncwarp(); /* the tile is read before the next one is staged */
     }
 }
@@ -159,20 +169,20 @@ __global__ void __launch_bounds__(kColumnThreads)
 
 /* ---- host side ---- */
 
-/* Float32 samples in, float64 out: rows of 8-byte aligned floats (the pair loads) into
- * 16-byte aligned doubles (the pair stores). */
+/* Float32 samples in, float64 out: rows of 4-byte aligned floats into 8-byte aligned
+ * doubles (the kernels move single samples). */
 bool float_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
                    uint32_t width, uint32_t rows)
 {
     return shape_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, 32, 64) &&
-           (uintptr_t)d_src % 8 == 0 && src_pitch % 8 == 0 && aligned(d_dst, dst_pitch);
+           (uintptr_t)d_src % 4 == 0 && src_pitch % 4 == 0 && (uintptr_t)d_dst % 8 == 0 &&
+           dst_pitch % 8 == 0;
 }
 
 cudaError_t launch_float_rows(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                               uint32_t width, uint32_t rows, cudaStream_t stream)
 {
-    const uint64_t warps = ((uint64_t)rows + kWarp - 1) / kWarp;
-    const uint64_t blocks = (warps + kRowWarps - 1) / kRowWarps;
+    const uint64_t blocks = ((uint64_t)rows + kWarp - 1) / kWarp; /* kWarp rows a block */
     if (blocks > (uint64_t)INT_MAX) return cudaErrorInvalidValue;
     float_rows_kernel<<<(unsigned)blocks, kRowThreads, 0, stream>>>(
         (const char *)d_src, src_pitch, (char *)d_dst, dst_pitch, width, rows);
