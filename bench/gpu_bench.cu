@@ -402,9 +402,15 @@ int main(int argc, char **argv)
             char op[48];
             snprintf(op, sizeof op, "f32 smooth x K=%u", k);
             if (wanted(op))
-                add(op, "registers, IEEE divide", median_ms([&] {
+                add(op, "registers (plugin default)", median_ms([&] {
                         CHECK(gs_cuda_smooth_rows_float(d_f32, fpitch, d_f32_out, fpitch, W, H, 32,
                                                         k, d_rscr, rscr, s));
+                    }, s), floor_f32, -1);
+            snprintf(op, sizeof op, "f32 smooth x K=%u", k);
+            if (wanted(op))
+                add(op, "registers, multi-warp groups", median_ms([&] {
+                        CHECK(gs_cuda::smooth_registers_f32_groups(d_f32, fpitch, d_f32_out, fpitch,
+                                                                   W, H, k, d_rscr, rscr, s));
                     }, s), floor_f32, -1);
             snprintf(op, sizeof op, "f32 smooth y K=%u", k);
             if (wanted(op))
@@ -479,7 +485,8 @@ int main(int argc, char **argv)
     /* The float32 target (DESIGN.md): K=3 along x within 1.3x its 8 B a pixel floor. */
     constexpr double kF32Target = 1.3;
     for (const Entry &e : table)
-        if (strncmp(e.op, "f32 smooth", 10) == 0 || strncmp(e.op, "f32 integral", 12) == 0)
+        if ((strncmp(e.op, "f32 smooth", 10) == 0 || strncmp(e.op, "f32 integral", 12) == 0) &&
+            strcmp(e.impl, "registers, multi-warp groups") != 0)
             printf("float32: %-20s %.3f ms, floor %.3f ms (%s), %.2fx floor%s\n", e.op, e.ms,
                    e.floor_ms, strstr(e.op, "integral") ? "4 + 8 B a pixel" : "8 B a pixel",
                    e.ms / e.floor_ms,
