@@ -65,6 +65,15 @@ __global__ void fill_kernel(uint8_t *img, size_t pitch, uint32_t w, uint32_t h)
     }
 }
 
+/* Float32 samples: the u8 image's values spread over [-1024, 1024) with a fraction of
+ * noise, so no two neighbours are equal and no value is zero. */
+__global__ void fill_float_kernel(const uint8_t *img, float *out, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        out[i] = ((float)img[i] - 127.5f) * 8.0f + (float)(hash32((uint32_t)i) % 1000u) * 1e-3f;
+}
+
 __global__ void count_diff_kernel(const uint8_t *a, const uint8_t *b, size_t n,
                                   unsigned long long *count)
 {
@@ -300,7 +309,7 @@ int main(int argc, char **argv)
             if (wanted(op)) {
                 const double ms = median_ms(
                     [&] {
-                        CHECK(gs_cuda_smooth_columns(d_in, W, 8, d_out, W, W, H, 0, H, 8, k, d_col,
+                        CHECK(gs_cuda_smooth_columns(d_in, W, 8, d_out, W, W, H, 0, H, 8, 8, k, d_col,
                                                      col_scr, s));
                     },
                     s);
@@ -313,7 +322,7 @@ int main(int argc, char **argv)
                     [&] {
                         CHECK(gs_cuda_smooth_rows_float(d_in, W, d_float, fpitch, W, H, 8, k, d_scr,
                                                         scr, s));
-                        CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, k,
+                        CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, 8, k,
                                                      d_col, col_scr, s));
                     },
                     s);
@@ -370,6 +379,78 @@ int main(int argc, char **argv)
         CHECK(cudaFree(d_2d_ref));
     }
 
+    /* Float32 samples: the same rows of passes on float32 in, float32 out (8 bytes a pixel
+     * move: its floor), down columns and both axes; float64 integrals (4 in + 8 out). */
+    const double floor_f32 = 8.0 * px / bw * 1e3;
+    const double floor_f64_table = 12.0 * px / bw * 1e3;
+    if (wanted("f32")) {
+        float *d_f32 = NULL, *d_f32_out = NULL, *d_f32_mid = NULL;
+        double *d_f64 = NULL, *d_f64_carry = NULL;
+        CHECK(cudaMalloc(&d_f32, px * 4));
+        CHECK(cudaMalloc(&d_f32_out, px * 4));
+        CHECK(cudaMalloc(&d_f32_mid, px * 4));
+        fill_float_kernel<<<4096, 256, 0, s>>>(d_in, d_f32, px);
+        CHECK(cudaGetLastError());
+        const size_t fpitch = (size_t)W * 4;
+        const uint32_t fks[] = {3, 10};
+        for (uint32_t k : fks) {
+            const size_t rscr = gs_cuda_smooth_scratch_bytes(W, H, k);
+            const size_t cscr = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
+            void *d_rscr = NULL, *d_cscr = NULL;
+            if (rscr) CHECK(cudaMalloc(&d_rscr, rscr));
+            if (cscr) CHECK(cudaMalloc(&d_cscr, cscr));
+            char op[48];
+            snprintf(op, sizeof op, "f32 smooth x K=%u", k);
+            if (wanted(op))
+                add(op, "registers (plugin default)", median_ms([&] {
+                        CHECK(gs_cuda_smooth_rows_float(d_f32, fpitch, d_f32_out, fpitch, W, H, 32,
+                                                        k, d_rscr, rscr, s));
+                    }, s), floor_f32, -1);
+            snprintf(op, sizeof op, "f32 smooth x K=%u", k);
+            if (wanted(op))
+                add(op, "registers, multi-warp groups", median_ms([&] {
+                        CHECK(gs_cuda::smooth_registers_f32_groups(d_f32, fpitch, d_f32_out, fpitch,
+                                                                   W, H, k, d_rscr, rscr, s));
+                    }, s), floor_f32, -1);
+            snprintf(op, sizeof op, "f32 smooth y K=%u", k);
+            if (wanted(op))
+                add(op, "columns in registers", median_ms([&] {
+                        CHECK(gs_cuda_smooth_columns(d_f32, fpitch, 32, d_f32_out, fpitch, W, H, 0,
+                                                     H, 32, 32, k, d_cscr, cscr, s));
+                    }, s), floor_f32, -1);
+            snprintf(op, sizeof op, "f32 smooth xy K=%u", k);
+            if (wanted(op))
+                add(op, "rows, then columns", median_ms([&] {
+                        CHECK(gs_cuda_smooth_rows_float(d_f32, fpitch, d_f32_mid, fpitch, W, H, 32,
+                                                        k, d_rscr, rscr, s));
+                        CHECK(gs_cuda_smooth_columns(d_f32_mid, fpitch, 32, d_f32_out, fpitch, W,
+                                                     H, 0, H, 32, 32, k, d_cscr, cscr, s));
+                    }, s), floor_f32, -1);
+            if (d_rscr) CHECK(cudaFree(d_rscr));
+            if (d_cscr) CHECK(cudaFree(d_cscr));
+        }
+        CHECK(cudaFree(d_f32_mid));
+        CHECK(cudaFree(d_f32_out));
+        CHECK(cudaMalloc(&d_f64, px * 8));
+        CHECK(cudaMalloc(&d_f64_carry, (size_t)W * 8));
+        if (wanted("f32 integral rows"))
+            add("f32 integral rows", "a lane a row, tiles staged", median_ms([&] {
+                    CHECK(gs_cuda_integral_rows(d_f32, fpitch, d_f64, (size_t)W * 8, W, H, 32, 64, s));
+                }, s), floor_f64_table, -1);
+        if (wanted("f32 integral 2d")) {
+            gs_cuda_integral_scratch scratch = {};
+            add("f32 integral 2d", "row scan + column pass", median_ms([&] {
+                    CHECK(cudaMemsetAsync(d_f64_carry, 0, (size_t)W * 8, s)); /* +0.0: timing only */
+                    CHECK(gs_cuda_integral_2d(d_f32, fpitch, d_f64, (size_t)W * 8, W, H, 32, 64,
+                                              d_f64_carry, &scratch, s));
+                }, s), floor_f64_table, -1);
+            gs_cuda_integral_scratch_free(&scratch);
+        }
+        CHECK(cudaFree(d_f64_carry));
+        CHECK(cudaFree(d_f64));
+        CHECK(cudaFree(d_f32));
+    }
+
     /* The table: our rows beside the floor and every anchor of the same op. */
     printf("\n%-22s %-28s %9s %8s %9s %9s %9s %s\n", "op", "implementation", "ms", "TB/s",
            "x floor", "pingpong/it", "torch/it", "check");
@@ -401,6 +482,17 @@ int main(int argc, char **argv)
             for (const Entry &o : table)
                 if (strcmp(o.op, e.op) == 0 && strcmp(o.impl, "warp-shuffle scan") == 0)
                     printf("integral rows: CUB/it = %.2fx\n", e.ms / o.ms);
+    /* The float32 target (DESIGN.md): K=3 along x within 1.3x its 8 B a pixel floor. */
+    constexpr double kF32Target = 1.3;
+    for (const Entry &e : table)
+        if ((strncmp(e.op, "f32 smooth", 10) == 0 || strncmp(e.op, "f32 integral", 12) == 0) &&
+            strcmp(e.impl, "registers, multi-warp groups") != 0)
+            printf("float32: %-20s %.3f ms, floor %.3f ms (%s), %.2fx floor%s\n", e.op, e.ms,
+                   e.floor_ms, strstr(e.op, "integral") ? "4 + 8 B a pixel" : "8 B a pixel",
+                   e.ms / e.floor_ms,
+                   strcmp(e.op, "f32 smooth x K=3") == 0
+                       ? (e.ms <= kF32Target * e.floor_ms ? "; target <= 1.3x: met" : "; target <= 1.3x: NOT met")
+                       : "");
     const char *plugin_default = kVariants[sizeof kVariants / sizeof kVariants[0] - 1].name;
     double k1 = 0; /* the plugin's default at K=1 (not timed under some --only) */
     for (const Entry &e : table)

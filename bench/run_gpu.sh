@@ -48,7 +48,8 @@ if [ -z "$BUILD" ] || ! "$BUILD/bin/test_cuda_probe" "$CUDA_SO" > /dev/null 2>&1
     BUILD=/tmp/gsbuild
     timeout 300 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGSMOOTH_CUDA=ON > "$OUT/rebuild.log" 2>&1 &&
         timeout 300 cmake --build "$BUILD" --target gsmooth gsmooth_cpu gsmooth_cuda test_cuda \
-            test_cuda_probe test_cuda_arith test_cuda_integral test_golden test_kernels gsmooth_gpu_bench \
+            test_cuda_probe test_cuda_arith test_cuda_integral test_cuda_float test_golden test_kernels \
+            gsmooth_gpu_bench \
             >> "$OUT/rebuild.log" 2>&1 ||
         { echo "rebuild failed:"; tail -30 "$OUT/rebuild.log"; status=1; }
     CPU_SO=$BUILD/lib/gsmooth/plugins/gsmooth_cpu.so
@@ -70,6 +71,11 @@ if want tests; then
         timeout 60 "$BUILD/bin/test_cuda_arith" || status=1
         echo "== test_cuda_integral (the summed-area table on device memory, tall strips)"
         timeout 120 "$BUILD/bin/test_cuda_integral" || status=1
+        echo "== test_cuda_float (float32 work against the C reference, host and device strips)"
+        start=$(date +%s)
+        timeout 300 "$BUILD/bin/test_cuda_float" "$CUDA_SO"; rc=$?
+        echo "test_cuda_float: exit $rc in $(( $(date +%s) - start )) s"
+        [ $rc -eq 0 ] || status=1
         if [ -x "$BUILD/bin/test_golden" ] && [ -x "$BUILD/bin/gsmooth" ]; then
             echo "== test_golden cuda"
             timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1
@@ -108,9 +114,23 @@ if want bench; then
 fi
 
 # ---- 5. compute-sanitizer on the small case list ----
+# SAN_TOOLS picks the tools run on test_cuda (default all three); the float cases
+# (test_cuda_float) always take memcheck.
 if want sanitize; then
     {
-        for tool in memcheck racecheck synccheck; do
+        echo "== compute-sanitizer --tool memcheck test_cuda_float (GSMOOTH_TEST_SMALL=1)"
+        GSMOOTH_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 \
+            "$BUILD/bin/test_cuda_float" "$CUDA_SO" > "$OUT/san_float.tmp" 2>&1
+        head -n 40 "$OUT/san_float.tmp"
+        tail -n 6 "$OUT/san_float.tmp"
+        if grep -q "ERROR SUMMARY: 0 errors" "$OUT/san_float.tmp"; then
+            echo "SANITIZER memcheck (float): 0 errors"
+        else
+            echo "SANITIZER memcheck (float): ERRORS (or no summary)"
+            status=1
+        fi
+        rm -f "$OUT/san_float.tmp"
+        for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
             echo "== compute-sanitizer --tool $tool (GSMOOTH_TEST_SMALL=1)"
             # The mbarriers are inline PTX, which the tool does not count from the binary:
             # with its default table, or 2 or 16 entries, synccheck overflowed it and aborted

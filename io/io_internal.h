@@ -234,6 +234,10 @@ gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err,
  * that holds one), through cfitsio; read_fits.c. */
 gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err,
                             size_t err_size);
+/* NumPy .npy (format 1.0, 2.0, 3.0): 2-D uint8, uint16 and float32 arrays, float64 rounded
+ * to float32 with a note; read_npy.c. */
+gs_status gs_read_npy_open(gs_reader *reader, uint64_t max_pixels, char *err,
+                           size_t err_size);
 
 /* Netpbm's whitespace (the header's separators), for the detector and the reader. */
 static inline int gs_pnm_space(int c)

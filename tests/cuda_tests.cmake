@@ -17,6 +17,18 @@ add_test(NAME cuda_vs_cpu COMMAND $<TARGET_FILE:test_cuda> ${GS_CPU_PLUGIN} ${GS
 set_tests_properties(cuda_vs_cpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
   ENVIRONMENT "CK_FORK=no")
 
+# The float32 work (smoothing to float32, float64 integrals, device strips) against the C
+# reference, byte for byte (label gpu; 77 without a device). Static cudart makes the
+# device-memory strips' allocations.
+find_package(CUDAToolkit REQUIRED)
+add_executable(test_cuda_float ${CMAKE_CURRENT_LIST_DIR}/test_cuda_float.c)
+target_link_libraries(test_cuda_float PRIVATE gs_plugin_abi gs_kernels CUDA::cudart_static
+  PkgConfig::CHECK ${CMAKE_DL_LIBS})
+add_dependencies(test_cuda_float gsmooth_cuda)
+add_test(NAME cuda_float_vs_reference COMMAND $<TARGET_FILE:test_cuda_float> ${GS_CUDA_PLUGIN})
+set_tests_properties(cuda_float_vs_reference PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77
+  ENVIRONMENT "CK_FORK=no")
+
 # The device proof behind the registers kernel's fast arithmetic (label gpu; 77 without a device).
 add_executable(test_cuda_arith ${CMAKE_CURRENT_LIST_DIR}/test_cuda_arith.cu)
 target_link_libraries(test_cuda_arith PRIVATE gs_cuda_kernels gs_kernels) # gs_kernels: the C reference

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
     check(d->version && d->description && d->description[0], "version and description");
     check(d->ops == (GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES),
           "all four ops");
-    check(d->depths == (GS_DEPTH_U8 | GS_DEPTH_U16), "8 and 16-bit samples");
+    check(d->depths == (GS_DEPTH_U8 | GS_DEPTH_U16 | GS_DEPTH_F32),
+          "8 and 16-bit samples, and float32");
     check(d->alignment >= 1, "alignment stated");
     check(d->probe && d->create && d->destroy && d->smooth_rows && d->integral_rows &&
               d->integral_2d && d->smooth_axes,

@@ -42,8 +42,10 @@ size_t gs_cuda_smooth_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iter
 
 /*
  * The same passes along rows with the results left unrounded: d_dst receives `width`
- * float32 values a row (the rows half of --axis xy, whose column passes follow; iters = 0
- * converts); scratch as gs_cuda_smooth_scratch_bytes.
+ * float32 values a row (float32 output, and the rows half of --axis xy, whose column passes
+ * follow; iters = 0 converts); scratch as gs_cuda_smooth_scratch_bytes. `bits` 8 or 16, or
+ * 32 for float32 samples: those take IEEE division (__fdiv_rn) in every pass and store
+ * every NaN as 0x7fc00000 (iters = 0 too).
  */
 cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float *d_dst,
                                       size_t dst_pitch, uint32_t width, uint32_t rows,
@@ -52,16 +54,18 @@ cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float
 
 /*
  * Smoothing down the columns of a window of `window_rows` rows: `iters` (>= 1) passes with
- * the window's first and last rows as column ends, then rounding to `bits` (8 or 16).
- * d_src holds samples of `bits` (src_kind = bits) or float32 (src_kind = 32: the rows pass of
- * xy). Rows [above, above + rows) of the result are written to d_dst. d_scratch holds at
- * least gs_cuda_smooth_columns_scratch_bytes (NULL when that is 0).
+ * the window's first and last rows as column ends, for an image of `bits` samples (8, 16, or
+ * 32: float32), then stored at out_bits: rounded to `bits` (out_bits = bits, 8 or 16) or
+ * unrounded float32 (out_bits = 32). d_src holds samples of `bits` (src_kind = bits) or
+ * float32 (src_kind = 32: the rows pass of xy). Float32 samples take IEEE division and store
+ * every NaN as 0x7fc00000. Rows [above, above + rows) of the result are written to d_dst.
+ * d_scratch holds at least gs_cuda_smooth_columns_scratch_bytes (NULL when that is 0).
  */
 cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitch, uint32_t src_kind,
                                    void *d_dst, size_t dst_pitch, uint32_t width,
                                    uint32_t window_rows, uint32_t above, uint32_t rows,
-                                   uint32_t bits, uint32_t iters, void *d_scratch,
-                                   size_t scratch_bytes, cudaStream_t stream);
+                                   uint32_t bits, uint32_t out_bits, uint32_t iters,
+                                   void *d_scratch, size_t scratch_bytes, cudaStream_t stream);
 size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows, uint32_t iters);
 
 /*
@@ -80,11 +84,27 @@ cudaError_t gs_cuda_check_fast_arith(unsigned long long *d_counts, cudaStream_t 
 
 /*
  * Integral rows: inclusive prefix sum of each row, in_bits 8/16 -> out_bits 32/64 (sums
- * wrap modulo 2^out_bits, as unsigned C arithmetic does).
+ * wrap modulo 2^out_bits, as unsigned C arithmetic does); in_bits 32 (float32) -> out_bits
+ * 64 (float64), gs_cuda_float_integral_rows.
  */
 cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch, void *d_dst,
                                   size_t dst_pitch, uint32_t width, uint32_t rows,
                                   uint32_t in_bits, uint32_t out_bits, cudaStream_t stream);
+
+/*
+ * Integrals of float32 samples in float64 (integral_float.cu), in the ABI's order: each row
+ * summed from left to right from -0.0, one lane a row (never a tree scan); the 2d table then
+ * adds each row down each column in order, from d_carry (`width` doubles, the table row
+ * above the strip; -0.0 before the first), and leaves the strip's last row there. Every NaN
+ * is stored as 0x7ff8000000000000. Source rows 4-byte aligned, destination rows
+ * 8-byte aligned. gs_cuda_integral_rows and gs_cuda_integral_2d call these for in_bits 32.
+ */
+cudaError_t gs_cuda_float_integral_rows(const void *d_src, size_t src_pitch, void *d_dst,
+                                        size_t dst_pitch, uint32_t width, uint32_t rows,
+                                        cudaStream_t stream);
+cudaError_t gs_cuda_float_integral_2d(const void *d_src, size_t src_pitch, void *d_dst,
+                                      size_t dst_pitch, uint32_t width, uint32_t rows,
+                                      void *d_carry, cudaStream_t stream);
 
 /*
  * Device scratch of gs_cuda_integral_2d: the words its tiles publish to each other, 4.5 KiB

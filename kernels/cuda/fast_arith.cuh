@@ -19,6 +19,14 @@ constexpr uint32_t kMagic23Bits = 0x4B000000u;
  * leaves it in the low mantissa bits. */
 constexpr float kRoundMagic = 12582912.0f;
 
+/* The one quiet NaN a float result is stored as (GS_CANONICAL_NAN_F32 of the plugin ABI):
+ * spelled as bits, since device code's nanf makes another pattern. */
+constexpr uint32_t kCanonicalNanBits = 0x7fc00000u;
+__device__ __forceinline__ float canonical_f32(float v)
+{
+    return v != v ? __uint_as_float(kCanonicalNanBits) : v;
+}
+
 /*
  * Arithmetic policies: the division of a pass's sum (sum3, gs_mean3's order) and the
  * rounding of a result. IeeeDivide divides as gs_mean3 does and rounds by stencil_math.h;
@@ -33,13 +41,20 @@ constexpr float kRoundMagic = 12582912.0f;
  *    stays in [0, maxval] (sums and quotients of correctly rounded ops are monotone).
  * Both return the quantized integer in the low 8 or 16 bits of a 32-bit word.
  * ShortDivide (below) shortens the division further for the passes where that is exact.
+ * stored(v) is a float result as it is written: float32 samples reach every float, NaN
+ * included, so IeeeDivide (the policy of float samples) stores NaN canonical; the passes of
+ * integer samples make no NaN, so ReciprocalFma stores v unchanged.
  */
 struct IeeeDivide {
-    static __device__ __forceinline__ float div3(float s) { return s / 3.0f; } /* gs_mean3's */
+    /* IEEE division, round to nearest even, whatever -prec-div says: float samples reach
+     * every float (negative, subnormal, huge, infinite, NaN), where no shorter sequence is
+     * proven (docs/performance.md, "Float32 samples") */
+    static __device__ __forceinline__ float div3(float s) { return __fdiv_rn(s, 3.0f); }
     static __device__ __forceinline__ uint32_t quantize(float v, float maxval)
     {
         return (uint32_t)gs_quantize(v, maxval);
     }
+    static __device__ __forceinline__ float stored(float v) { return canonical_f32(v); }
 };
 
 struct ReciprocalFma {
@@ -48,6 +63,7 @@ struct ReciprocalFma {
     {
         return __float_as_uint(__fadd_rn(v, kRoundMagic));
     }
+    static __device__ __forceinline__ float stored(float v) { return v; }
 };
 
 /* The two-instruction division (gs_div3_short), for passes 1 to GS_SHORT_DIV_PASSES of a

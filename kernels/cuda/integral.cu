@@ -846,6 +846,10 @@ extern "C" cudaError_t gs_cuda_integral_rows(const void *d_src, size_t src_pitch
                                              uint32_t in_bits, uint32_t out_bits,
                                              cudaStream_t stream)
 {
+    if (in_bits == 32) /* float32 samples: float64 sums in the ABI's order */
+        return out_bits == 64 ? gs_cuda_float_integral_rows(d_src, src_pitch, d_dst, dst_pitch,
+                                                            width, rows, stream)
+                              : cudaErrorInvalidValue;
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits))
         return cudaErrorInvalidValue;
     return integral_rows(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits,
@@ -857,6 +861,10 @@ extern "C" cudaError_t gs_cuda_integral_2d(const void *d_src, size_t src_pitch, 
                                            uint32_t in_bits, uint32_t out_bits, void *d_carry,
                                            gs_cuda_integral_scratch *scratch, cudaStream_t stream)
 {
+    if (in_bits == 32) /* float32 samples: float64 sums in the ABI's order, no look-back */
+        return out_bits == 64 ? gs_cuda_float_integral_2d(d_src, src_pitch, d_dst, dst_pitch,
+                                                          width, rows, d_carry, stream)
+                              : cudaErrorInvalidValue;
     if (!integral_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits) ||
         d_carry == NULL || (uintptr_t)d_carry % (out_bits / 8) != 0 || scratch == NULL)
         return cudaErrorInvalidValue;

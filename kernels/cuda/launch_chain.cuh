@@ -34,8 +34,8 @@ inline size_t chain_scratch_bytes(uint32_t width, uint32_t rows, uint32_t iters,
 }
 
 /*
- * The one launch chain every variant shares. K = 0 copies (into float32, one launch of no
- * passes). Otherwise the passes go out in launches of at most `max_per_launch`; the first
+ * The one launch chain every variant shares. K = 0 copies (into float32, or from float32
+ * samples, one launch of no passes). Otherwise the passes go out in launches of at most `max_per_launch`; the first
  * reads the samples, the last writes them (as samples of `bits`, or unrounded as float32
  * when last_kind is kKindFloat: the rows half of --axis xy), and those between ping-pong
  * two float32 row sets in d_scratch. `launch(in, in_pitch, in_kind, out, out_pitch,
@@ -49,7 +49,9 @@ cudaError_t run_chain(const void *d_src, size_t src_pitch, void *d_dst, size_t d
 {
     if (last_kind == 0) last_kind = bits;
     if (iters == 0) { /* a copy, or into floats one launch of no passes */
-        if (last_kind != bits) return launch(d_src, src_pitch, bits, d_dst, dst_pitch, last_kind, 0u);
+        /* float32 samples too take the launch: their NaN are stored canonical */
+        if (last_kind != bits || bits == kKindFloat)
+            return launch(d_src, src_pitch, bits, d_dst, dst_pitch, last_kind, 0u);
         return cudaMemcpy2DAsync(d_dst, dst_pitch, d_src, src_pitch, (size_t)width * (bits / 8),
                                  rows, cudaMemcpyDeviceToDevice, stream);
     }

@@ -24,13 +24,20 @@ inline bool aligned(const void *p, size_t pitch)
     return ((uintptr_t)p % GS_CUDA_ALIGN) == 0 && pitch % GS_CUDA_ALIGN == 0;
 }
 
-/* Buffers present, a non-empty shape, supported depths, pitches that hold a row. */
+/* Buffers present, a non-empty shape, pitches that hold a row (any depths). */
+inline bool shape_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
+                          uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits)
+{
+    return d_src != NULL && d_dst != NULL && width > 0 && rows > 0 &&
+           src_pitch >= (size_t)width * (in_bits / 8) && dst_pitch >= (size_t)width * (out_bits / 8);
+}
+
+/* shape_args_ok for integer samples of 8 or 16 bits. */
 inline bool rows_args_ok(const void *d_src, size_t src_pitch, const void *d_dst, size_t dst_pitch,
                          uint32_t width, uint32_t rows, uint32_t in_bits, uint32_t out_bits)
 {
-    return d_src != NULL && d_dst != NULL && width > 0 && rows > 0 &&
-           (in_bits == 8 || in_bits == 16) && src_pitch >= (size_t)width * (in_bits / 8) &&
-           dst_pitch >= (size_t)width * (out_bits / 8);
+    return (in_bits == 8 || in_bits == 16) &&
+           shape_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, in_bits, out_bits);
 }
 
 /* Smoothing keeps the depth and takes at most GS_MAX_ITERS passes. */

@@ -24,7 +24,8 @@ cudaError_t smooth_few_passes(const void *in, size_t in_pitch, uint32_t in_kind,
                               size_t out_pitch, uint32_t out_kind, uint32_t passes,
                               uint32_t width, uint32_t rows, cudaStream_t stream);
 
-/* The registers variant's passes with float32 results (gs_cuda_smooth_rows_float). */
+/* The registers variant's passes with float32 results (gs_cuda_smooth_rows_float), from
+ * samples of `bits` 8, 16 or 32 (float32). */
 cudaError_t smooth_registers_to_float(const void *d_src, size_t src_pitch, float *d_dst,
                                       size_t dst_pitch, uint32_t width, uint32_t rows,
                                       uint32_t bits, uint32_t iters, void *d_scratch,

@@ -127,6 +127,23 @@ __device__ __forceinline__ void store_run(char *row, long xs, long x0, long x1, 
     if (xs >= x0 && xs < x1) store_pixels<Tout, Arith>(row, xs, x1, v);
 }
 
+/* Load a thread's pixels: float32 samples a warp at a time through `stage` when the launch
+ * reserved it for float stores (the warp's loads then read whole lines, as its stores
+ * write them: f32 x K=3 over 16384^2 took 1.63x its floor with a lane's loads alone), else
+ * a thread at a time. Every lane of the warp calls it. */
+template <typename Tin, typename Tout>
+__device__ __forceinline__ void load_run(const char *row, long xs, uint32_t width, float (&v)[kPix],
+                                         bool warp_stores, uint32_t *stage, uint32_t lane)
+{
+    if constexpr (sizeof(Tin) == 4 && kWarpStores<Tout>) {
+        if (warp_stores) {
+            load_pixels_warp(row, xs, width, v, stage, lane);
+            return;
+        }
+    }
+    load_pixels<Tin>(row, xs, width, v);
+}
+
 /* Shared accesses by 32-bit address: one register per slot, nothing recomputed per pass. */
 __device__ __forceinline__ void st_shared(uint32_t addr, float v)
 {
@@ -305,7 +322,11 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
             __syncthreads(); /* every thread has its pixels: the tile may be refilled */
             if (threadIdx.x == 0 && seg + gridDim.x < segs_total) prefetch(seg + gridDim.x);
         } else {
-            load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
+            load_run<Tin, Tout>(g.src + (size_t)row * g.src_pitch, xs, g.width, v,
+                                g.warp_stores != 0,
+                                (uint32_t *)(s_dyn + before_stage_bytes<Tin, kPrefetch>(g.group)) +
+                                    threadIdx.x / kWarp * (kWarp * kStageLaneWords<Tout>),
+                                threadIdx.x % kWarp);
         }
 
         /* Row ends held by this thread, and its warp's way of handling them (row_ends). */
@@ -402,7 +423,9 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
 
     for (uint32_t row = blockIdx.x; row < rows; row += gridDim.x) {
         float v[kPix];
-        load_pixels<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, v);
+        load_run<Tin, Tout>(g.src + (size_t)row * g.src_pitch, xs, g.width, v, g.warp_stores != 0,
+                            (uint32_t *)(s_relay + relay_slot_bytes(warps)) + hw * (kWarp * kStageLaneWords<Tout>),
+                            lane);
 
         auto refresh = [&]() {
             if (publishes) {
@@ -518,17 +541,21 @@ SegmentGeom plan_relay(uint32_t width, uint64_t rows, uint32_t passes)
  * which meet at a barrier every pass, so their passes issue further below the peak than
  * one-warp segments with a halo: a pixel-pass costs about 0.8 as much in the latter. One-warp segments are taken when the pixels they smooth, halos and
  * all, are at most 1.2 times the groups' (16384-pixel rows: 1.0625); not at
- * kPrefetchMaxPasses passes or fewer, where the multi-warp groups with the copy engine win.
+ * kPrefetchMaxPasses passes or fewer from integer samples, where the multi-warp groups with the
+ * copy engine win.
  * Up to kPix passes they are independent warps with a halo of kPix; above, up to
  * kRelayMaxPasses, relay segments where a row fits kRelayMaxWarps of them and ends on a
  * thread's last pixel, else halos as wide as the passes up to kWarpSegmentMaxPasses. A
  * relay block lasts as long as its slowest warp, and a row end elsewhere makes its warp pay
  * the switches (RowEnds).
  */
-SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch)
+SegmentGeom plan(uint32_t width, uint64_t rows, uint32_t passes, bool prefetch, bool float_in)
 {
     const SegmentGeom groups = plan_groups(width, rows, passes);
-    if (prefetch || groups.group <= kWarp || passes <= kPrefetchMaxPasses) return groups;
+    /* float32 input has no copy-engine prefetch (launch_typed: 1- and 2-byte samples), so
+     * few passes lose the groups' reason and take one-warp segments too */
+    if (prefetch || groups.group <= kWarp || (passes <= kPrefetchMaxPasses && !float_in))
+        return groups;
     /* one-warp segments: no barrier a pass, but every segment after a row's first also
      * smooths 2 x halo pixels it does not store */
     SegmentGeom warps;
@@ -601,7 +628,7 @@ cudaError_t launch_one(const void *in, size_t in_pitch, uint32_t in_kind, void *
     if (few_passes && in_kind != kKindFloat && few_passes_fit(width, rows, passes))
         return smooth_few_passes(in, in_pitch, in_kind, out, out_pitch, out_kind, passes, width,
                                  rows, stream);
-    SegmentGeom g = plan(width, rows, passes, prefetch);
+    SegmentGeom g = plan(width, rows, passes, prefetch, in_kind == kKindFloat);
     set_rows(g, in, in_pitch, out, out_pitch);
     /* Integer input is pass 1 of the run; a float input continues a chain already past
      * kMaxPassesPerLaunch passes, beyond the short division's reach. */

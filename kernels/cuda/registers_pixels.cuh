@@ -99,7 +99,7 @@ __device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t w
 }
 
 /* The kPix pixels of v as the 32-bit words of samples of T: integers quantized by Arith,
- * floats as they are. */
+ * floats as Arith stores them (NaN canonical for float samples). */
 template <typename T, class Arith>
 __device__ __forceinline__ void pixel_words(const float (&v)[kPix], uint32_t (&w)[kPix * sizeof(T) / 4])
 {
@@ -116,14 +116,14 @@ __device__ __forceinline__ void pixel_words(const float (&v)[kPix], uint32_t (&w
             const uint32_t b = Arith::quantize(v[2 * i + 1], Sample<T>::maxval);
             w[i] = pack_low_halves(a, b);
         } else {
-            w[i] = __float_as_uint(v[i]);
+            w[i] = __float_as_uint(Arith::stored(v[i]));
         }
     }
 }
 
 /* Store the pixels of [xs, xs + kPix) that fall in [xs, x1); the caller guarantees a
  * thread's range is all inside the segment's stored run [x0, x1) or all outside, so only
- * the row end cuts a vector. Integer outputs are quantized by Arith; floats are stored as they are. */
+ * the row end cuts a vector. Integer outputs are quantized by Arith; floats as Arith stores them. */
 template <typename T, class Arith>
 __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const float (&v)[kPix])
 {
@@ -141,7 +141,7 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
         for (int i = 0; i < kPix; ++i) {
             if (xs + i < x1) {
                 if constexpr (sizeof(T) == 4)
-                    p[xs + i] = v[i];
+                    p[xs + i] = Arith::stored(v[i]);
                 else
                     p[xs + i] = (T)Arith::quantize(v[i], Sample<T>::maxval);
             }
@@ -209,6 +209,47 @@ __device__ __forceinline__ void store_pixels_warp(char *row, long xs, long x1, b
         }
     }
     __syncwarp(); /* the staging is read before the next run writes it */
+}
+
+/*
+ * load_pixels for a whole warp of float32 samples, the mirror of store_pixels_warp: lane l's
+ * pixels come from row_l from xs_l. Loaded one lane at a time, each 16-byte load instruction
+ * would touch 32 lines (lanes 128 bytes apart); here each instruction takes 16-byte pieces
+ * of consecutive lanes' runs (one contiguous 512-byte run when the lanes' runs are
+ * consecutive), through the warp's staging, and each lane then reads its own run. Pixels
+ * outside [0, width) become 0, as in load_pixels. Every lane of the warp calls it.
+ */
+__device__ __forceinline__ void load_pixels_warp(const char *row, long xs, uint32_t width,
+                                                 float (&v)[kPix], uint32_t *stage, uint32_t lane)
+{
+    constexpr int kPieces = kPix * (int)sizeof(float) / 16; /* 16-byte pieces of a lane's run */
+    constexpr int kPerPiece = 16 / (int)sizeof(float);
+    constexpr int kLanesPerStep = kWarp / kPieces;
+    constexpr int kSlot = kStageLaneWords<float>;
+    const uint32_t piece = lane % kPieces;
+#pragma unroll
+    for (int step = 0; step < kPieces; ++step) {
+        const uint32_t src = (uint32_t)step * kLanesPerStep + lane / kPieces;
+        const char *src_row = (const char *)__shfl_sync(kFullMask, (unsigned long long)row, src);
+        const long x = __shfl_sync(kFullMask, xs, src) + (long)piece * kPerPiece;
+        const uint4 q = x >= 0 && x < (long)width ? __ldcs((const uint4 *)((const float *)src_row + x))
+                                                  : make_uint4(0u, 0u, 0u, 0u);
+        *(uint4 *)(stage + src * kSlot + 4 * piece) = q;
+    }
+    __syncwarp();
+    const uint32_t *slot = stage + lane * kSlot;
+#pragma unroll
+    for (int i = 0; i < kPieces; ++i) {
+        const uint4 q = *(const uint4 *)(slot + 4 * i);
+        v[4 * i] = __uint_as_float(q.x), v[4 * i + 1] = __uint_as_float(q.y);
+        v[4 * i + 2] = __uint_as_float(q.z), v[4 * i + 3] = __uint_as_float(q.w);
+    }
+    __syncwarp(); /* the staging is read before it is written again */
+    if (xs + kPix > (long)width) {
+#pragma unroll
+        for (int i = 0; i < kPix; ++i)
+            if (xs + i >= (long)width) v[i] = 0.0f;
+    }
 }
 
 /* One pass over elements [Lo, Hi) of a thread's pixels v, none of them a row end: in place,

@@ -34,6 +34,11 @@ cudaError_t gs_cuda::smooth_registers_to_float(const void *d_src, size_t src_pit
                                                uint32_t bits, uint32_t iters, void *d_scratch,
                                                size_t scratch_bytes, cudaStream_t stream)
 {
+    if (bits == kKindFloat) /* float32 samples: IEEE division, NaN stored canonical; none of
+                               the integer samples' shortcuts (few passes, short division) */
+        return smooth_with<IeeeDivide>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits,
+                                       iters, d_scratch, scratch_bytes, false, false, stream,
+                                       kKindFloat);
     return smooth_with<ReciprocalFma>(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,
                                       d_scratch, scratch_bytes, default_prefetches(iters), true,
                                       stream, kKindFloat);

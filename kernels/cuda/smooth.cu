@@ -1,6 +1,7 @@
 /* smooth.cu: the one smoothing entry point: checks the arguments and runs the registers kernels. */
 #include "cuda_kernels.h"
 #include "launch_common.cuh"
+#include "launch_chain.cuh"
 #include "registers.cuh"
 
 using namespace gs_cuda;
@@ -26,7 +27,8 @@ extern "C" cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_p
                                                  uint32_t bits, uint32_t iters, void *d_scratch,
                                                  size_t scratch_bytes, cudaStream_t stream)
 {
-    if (!rows_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, 32) ||
+    if ((bits != 8 && bits != 16 && bits != kKindFloat) ||
+        !shape_args_ok(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, 32) ||
         iters > GS_MAX_ITERS)
         return cudaErrorInvalidValue;
     return smooth_registers_to_float(d_src, src_pitch, d_dst, dst_pitch, width, rows, bits, iters,

@@ -48,11 +48,15 @@ static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot")
 static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
               "a launch from integer samples may take the two-instruction division throughout");
 
-/* The division of a launch's passes (fast_arith.cuh): the two-instruction one when the
- * launch starts from integer samples (a chain's first launch, at most kMaxLaunchPasses <=
- * GS_SHORT_DIV_PASSES passes), the exact three-instruction one after float32 input. */
+/* The division of a launch's passes from integer samples (fast_arith.cuh): the
+ * two-instruction one when the launch starts from them (a chain's first launch, at most
+ * kMaxLaunchPasses <= GS_SHORT_DIV_PASSES passes), the exact three-instruction one after
+ * float32 input. Float32 samples take IeeeDivide in every launch (FloatSamplesDivide). */
 template <typename Tin>
 using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
+/* A launch's division: float_samples when the image's samples are float32. */
+template <typename Tin, bool kFloatSamples>
+using LaunchDivide = std::conditional_t<kFloatSamples, IeeeDivide, ColumnDivide<Tin>>;
 
 /* The 3-point mean of a level, gs_mean3's sum and Div's quotient. */
 template <class Div> __device__ __forceinline__ float column_mean3(float up, float mid, float down)
@@ -93,14 +97,16 @@ __device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t 
     }
 }
 
-template <typename T>
+/* Floats are stored as Div stores them (NaN canonical for float32 samples). */
+template <typename T, class Div>
 __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
                                            const float (&v)[kCols])
 {
     T *p = (T *)row + x;
     if (x + kCols <= width) {
         if constexpr (sizeof(T) == 4) {
-            *(float4 *)p = make_float4(v[0], v[1], v[2], v[3]);
+            *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
+                                       Div::stored(v[3]));
         } else {
             /* ReciprocalFma's rounding leaves each sample in its word's low bits */
             const float m = Sample<T>::maxval;
@@ -113,8 +119,13 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
         }
     } else {
 #pragma unroll
-        for (int c = 0; c < kCols; ++c)
-            if (x + c < width) store_sample(p + c, v[c]);
+        for (int c = 0; c < kCols; ++c) {
+            if (x + c >= width) continue;
+            if constexpr (sizeof(T) == 4)
+                p[c] = Div::stored(v[c]);
+            else
+                store_sample(p + c, v[c]);
+        }
     }
 }
 
@@ -125,7 +136,7 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
  * kInterior: every row of the batch is inside the window and every row a level computes is
  * neither of its ends, so no bounds or end checks run (most batches).
  */
-template <int K, typename Tin, typename Tout, bool kInterior>
+template <int K, typename Tin, typename Tout, class Div, bool kInterior>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const char *src,
                                              size_t src_pitch, char *dst, size_t dst_pitch,
                                              uint32_t x, uint32_t width, uint32_t y, uint32_t w0,
@@ -156,12 +167,12 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const 
             const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
 #pragma unroll
             for (int c = 0; c < kCols; ++c)
-                out[c] = kInterior ? column_mean3<ColumnDivide<Tin>>(up[c], mid[c], down[c])
-                                   : column_step<ColumnDivide<Tin>>(up[c], mid[c], down[c], t, w1 - w0);
+                out[c] = kInterior ? column_mean3<Div>(up[c], mid[c], down[c])
+                                   : column_step<Div>(up[c], mid[c], down[c], t, w1 - w0);
         }
         const uint32_t t = yy - K;
         if ((kInterior || yy >= w0 + K) && t >= s0 && t < s1)
-            store_cols<Tout>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
+            store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
     }
 }
 
@@ -250,8 +261,9 @@ constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
                                 K <= kPackedMaxPasses;
 
 /* K passes rolled through registers. Window rows [0, rows); segment `seg` covers output
- * rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row t - above. */
-template <int K, typename Tin, typename Tout>
+ * rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row t - above.
+ * kFloatSamples: the image's samples are float32 (IeeeDivide, no integer sums). */
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
 __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                              uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows)
@@ -263,7 +275,8 @@ __global__ void __launch_bounds__(kColumnThreads)
         const uint32_t s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
-        if constexpr (kColumnsPacked<K, Tin, Tout>) {
+        using Div = LaunchDivide<Tin, kFloatSamples>;
+        if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
             /* every output row at least K from the window's ends: w0 = s0 - K, w1 = s1 + K */
             if (s0 >= (uint32_t)K && s1 + K <= rows) {
                 uint32_t v[K + 1][3][2] = {};
@@ -297,63 +310,70 @@ __global__ void __launch_bounds__(kColumnThreads)
              * compute, y - K - w0 .. y + kUnroll - 2 - w0, are neither window end */
             const bool interior = y >= w0 + K + 1 && y + kUnroll + 1 <= w1;
             if (interior)
-                column_batch<K, Tin, Tout, true>(v, src, src_pitch, dst, dst_pitch, x, width, y, w0,
-                                                 w1, s0, s1, above);
+                column_batch<K, Tin, Tout, Div, true>(v, src, src_pitch, dst, dst_pitch, x, width,
+                                                      y, w0, w1, s0, s1, above);
             else
-                column_batch<K, Tin, Tout, false>(v, src, src_pitch, dst, dst_pitch, x, width, y, w0,
-                                                  w1, s0, s1, above);
+                column_batch<K, Tin, Tout, Div, false>(v, src, src_pitch, dst, dst_pitch, x, width,
+                                                       y, w0, w1, s0, s1, above);
         }
     }
 }
 
-template <int K, typename Tin, typename Tout>
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
 cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
 {
     const uint32_t threads = (width + kCols - 1) / kCols;
     const uint32_t segs = (out_rows + kSegmentRows - 1) / kSegmentRows;
     const dim3 grid((threads + kColumnThreads - 1) / kColumnThreads, segs < kMaxGridY ? segs : kMaxGridY);
-    columns_registers_kernel<K, Tin, Tout><<<grid, kColumnThreads, 0, stream>>>(
+    columns_registers_kernel<K, Tin, Tout, kFloatSamples><<<grid, kColumnThreads, 0, stream>>>(
         (const char *)src, src_pitch, (char *)dst, dst_pitch, width, rows, above, out_rows);
     return cudaGetLastError();
 }
 
-/* The last launch of a chain, for a run-time K in [1, kMaxLaunchPasses]. */
-template <typename Tin, typename Tout, int K = 1>
-cudaError_t launch_last(uint32_t passes, const void *src, size_t src_pitch, void *dst,
-                        size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t above,
-                        uint32_t out_rows, cudaStream_t stream)
+/* A launch for a run-time K in [1, kMaxLaunchPasses]. */
+template <typename Tin, typename Tout, bool kFloatSamples, int K = 1>
+cudaError_t launch_passes(uint32_t passes, const void *src, size_t src_pitch, void *dst,
+                          size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t above,
+                          uint32_t out_rows, cudaStream_t stream)
 {
     if (passes == (uint32_t)K)
-        return launch<K, Tin, Tout>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows,
-                                    stream);
+        return launch<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows,
+                                                   above, out_rows, stream);
     if constexpr (K < (int)kMaxLaunchPasses)
-        return launch_last<Tin, Tout, K + 1>(passes, src, src_pitch, dst, dst_pitch, width, rows,
-                                             above, out_rows, stream);
+        return launch_passes<Tin, Tout, kFloatSamples, K + 1>(passes, src, src_pitch, dst,
+                                                              dst_pitch, width, rows, above,
+                                                              out_rows, stream);
     return cudaErrorInvalidValue;
 }
 
-/* A launch of the chain: kind 8 / 16 / kKindFloat in, samples of `bits` or float out. */
+/* A launch of the chain: kind 8 / 16 / kKindFloat in, samples of the image's depth or float
+ * out. Integer samples: a launch inside the chain (float out, not the last) always takes
+ * kMaxLaunchPasses; the last one writes samples, or floats at any passes (float32 output).
+ * Float32 samples: float in and out, IEEE division, every launch. */
 cudaError_t launch_kinds(uint32_t passes, const void *src, size_t src_pitch, uint32_t in_kind,
-                         void *dst, size_t dst_pitch, uint32_t out_kind, uint32_t width,
-                         uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
+                         void *dst, size_t dst_pitch, uint32_t out_kind, bool float_samples,
+                         uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows,
+                         cudaStream_t stream)
 {
     const uint32_t F = kKindFloat;
-    const uint32_t M = kMaxLaunchPasses;
-    if (out_kind == F) { /* a launch inside the chain: always kMaxLaunchPasses */
-        if (passes != M) return cudaErrorInvalidValue;
-        if (in_kind == 8) return launch<M, uint8_t, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-        if (in_kind == 16) return launch<M, uint16_t, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-        return launch<M, float, float>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (float_samples) {
+        if (in_kind != F || out_kind != F) return cudaErrorInvalidValue;
+        return launch_passes<float, float, true>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    }
+    if (out_kind == F) {
+        if (in_kind == 8) return launch_passes<uint8_t, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        if (in_kind == 16) return launch_passes<uint16_t, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<float, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     }
     if (in_kind == 8 && out_kind == 8)
-        return launch_last<uint8_t, uint8_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<uint8_t, uint8_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     if (in_kind == 16 && out_kind == 16)
-        return launch_last<uint16_t, uint16_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<uint16_t, uint16_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     if (in_kind == F && out_kind == 8)
-        return launch_last<float, uint8_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<float, uint8_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     if (in_kind == F && out_kind == 16)
-        return launch_last<float, uint16_t>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<float, uint16_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     return cudaErrorInvalidValue;
 }
 
@@ -368,16 +388,18 @@ extern "C" size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t 
 extern "C" cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitch,
                                               uint32_t src_kind, void *d_dst, size_t dst_pitch,
                                               uint32_t width, uint32_t window_rows, uint32_t above,
-                                              uint32_t rows, uint32_t bits, uint32_t iters,
-                                              void *d_scratch, size_t scratch_bytes,
-                                              cudaStream_t stream)
+                                              uint32_t rows, uint32_t bits, uint32_t out_bits,
+                                              uint32_t iters, void *d_scratch,
+                                              size_t scratch_bytes, cudaStream_t stream)
 {
     if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 || iters == 0 ||
-        iters > GS_MAX_ITERS || (bits != 8 && bits != 16) ||
+        iters > GS_MAX_ITERS || (bits != 8 && bits != 16 && bits != kKindFloat) ||
+        (out_bits != bits && out_bits != kKindFloat) ||
         (src_kind != bits && src_kind != kKindFloat) || (uint64_t)above + rows > window_rows ||
-        src_pitch < (size_t)width * (src_kind / 8) || dst_pitch < (size_t)width * (bits / 8) ||
+        src_pitch < (size_t)width * (src_kind / 8) || dst_pitch < (size_t)width * (out_bits / 8) ||
         !aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch))
         return cudaErrorInvalidValue;
+    const bool float_samples = bits == kKindFloat;
     /* Launches of kMaxLaunchPasses over the whole window while more remain, float32 in
      * scratch between them; the last one writes the output rows. */
     const size_t fpitch = float_pitch(width);
@@ -390,10 +412,11 @@ extern "C" cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitc
     uint32_t in_kind = src_kind, left = iters;
     for (int i = 0; left > kMaxLaunchPasses; ++i, left -= kMaxLaunchPasses) {
         cudaError_t e = launch_kinds(kMaxLaunchPasses, in, in_pitch, in_kind, ping[i & 1], fpitch,
-                                     kKindFloat, width, window_rows, 0, window_rows, stream);
+                                     kKindFloat, float_samples, width, window_rows, 0, window_rows,
+                                     stream);
         if (e != cudaSuccess) return e;
         in = ping[i & 1], in_pitch = fpitch, in_kind = kKindFloat;
     }
-    return launch_kinds(left, in, in_pitch, in_kind, d_dst, dst_pitch, bits, width, window_rows,
-                        above, rows, stream);
+    return launch_kinds(left, in, in_pitch, in_kind, d_dst, dst_pitch, out_bits, float_samples,
+                        width, window_rows, above, rows, stream);
 }

@@ -193,12 +193,15 @@ gs_plugin_status cuda_smooth(gs_plugin_instance *inst, const gs_strip *s, uint32
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
                               GS_PLUGIN_MAX_ITERS);
-    if (iters == 0 && inst->engine.device_memory) { /* the input unchanged, device to device */
+    /* K = 0 keeps the samples; float32 output converts them, or (float32 samples) stores
+     * their NaN canonical, which the kernels do */
+    const bool same_bytes = s->out_bits == s->in_bits && s->in_bits != 32;
+    if (iters == 0 && same_bytes && inst->engine.device_memory) { /* device to device */
         cudaError_t e = cudaSetDevice(inst->device);
         if (e == cudaSuccess) e = gs_strip_stream_copy(&inst->engine, s);
         return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "copying", e);
     }
-    if (iters == 0) { /* the input unchanged: no device round trip */
+    if (iters == 0 && same_bytes) { /* the input unchanged: no device round trip */
         for (uint32_t y = 0; y < s->rows; ++y)
             memcpy((char *)s->dst + (size_t)y * s->dst_stride,
                    (const char *)s->src + (size_t)y * s->src_stride,
@@ -256,7 +259,7 @@ gs_plugin_status cuda_smooth_axes(gs_plugin_instance *inst, const gs_strip *s, u
     gs_plugin_status prc = gs_window_check(s, axes, halo_above, halo_below, iters, err, err_size);
     if (prc != GS_PLUGIN_OK) return prc;
     if (s->width == 1) axes &= ~GS_AXIS_X; /* passes along a one-sample row keep it */
-    if (iters == 0 || axes == GS_AXIS_X) { /* no column passes: the rows alone, no halo */
+    if (iters == 0 || (axes & GS_AXIS_Y) == 0) { /* no column passes: the rows alone, no halo */
         gs_strip inner = *s;
         inner.src = (const char *)s->src + (size_t)halo_above * s->src_stride;
         return cuda_smooth(inst, &inner, iters, err, err_size);
@@ -295,7 +298,7 @@ const gs_plugin_desc cuda_descriptor = {
     GS_PLUGIN_VERSION, /* the library's (CMakeLists.txt reads gsmooth.h) */
     "CUDA: passes in registers, streamed through pinned double buffers",
     GS_OP_SMOOTH_ROWS | GS_OP_INTEGRAL_ROWS | GS_OP_INTEGRAL_2D | GS_OP_SMOOTH_AXES,
-    GS_DEPTH_U8 | GS_DEPTH_U16,
+    GS_DEPTH_U8 | GS_DEPTH_U16 | GS_DEPTH_F32, /* float32: IEEE passes, float64 integrals */
     1, /* staging copies make any alignment and stride fine */
     kPreferredStripBytes,
     cuda_probe,

@@ -245,8 +245,8 @@ cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_wor
         src = scr, src_pitch = p.float_pitch, src_kind = 32;
     }
     return gs_cuda_smooth_columns(src, src_pitch, src_kind, d.d_out, d.out_pitch, s->width, in_rows,
-                                  r.above, r.rows, s->in_bits, w.iters, p.columns ? columns : NULL,
-                                  p.columns, stream);
+                                  r.above, r.rows, s->in_bits, s->out_bits, w.iters,
+                                  p.columns ? columns : NULL, p.columns, stream);
 }
 
 /* Enqueue the computation of one chunk on `stream`. */
@@ -258,6 +258,10 @@ cudaError_t compute_chunk(gs_strip_stream *ss, const gs_strip *s, const chunk_pl
     switch (w.op) {
     case OP_AXES: return compute_axes(s, p, w, b, r, d, stream);
     case OP_SMOOTH:
+        if (s->out_bits == 32) /* float32 results, from float32 or integer samples */
+            return gs_cuda_smooth_rows_float(d.d_in, d.in_pitch, (float *)d.d_out, d.out_pitch,
+                                             s->width, rows, s->in_bits, iters, b->d_scr,
+                                             ss->cap_d_scr, stream);
         return gs_cuda_smooth(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width,
                               rows, s->in_bits, iters, b->d_scr, ss->cap_d_scr, stream);
     case OP_ROWS:

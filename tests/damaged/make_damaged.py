@@ -161,8 +161,11 @@ def tiff_lies(out_dir):
         flags="tif")
     add(out_dir, "tiff_float16.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 2)], 40, bits=16, sample_format=3), "fail")
     add(out_dir, "tiff_signed32.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, bits=32, sample_format=2), "fail")
+    # 3 bytes short of its last row: libtiff reads that row's scanline through the bytes
+    # that follow in the file (the directory), so the samples are file bytes, never
+    # uninitialised ones (valgrind replays it); refusing it is libtiff's to decide
     add(out_dir, "tiff_float_short_strip.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4 - 3)], 40, bits=32,
-                                                          sample_format=3), "fail", flags="tif")
+                                                          sample_format=3), "either", flags="tif")
     add(out_dir, "tiff_4bit.tif", tiff_bytes(64, 40, [bytes(32 * 40)], 40, bits=4), "ok")  # 4-bit gray is read
     add(out_dir, "tiff_cmyk.tif", tiff_bytes(16, 40, [bytes(16 * 40 * 4)], 40, spp=4, photometric=5), "ok")  # CMYK is read
     add(out_dir, "tiff_bad_compression.tif", tiff_bytes(64, 40, [b"".join(rows)], 40, compression=12345), "fail")

@@ -57,4 +57,14 @@ cudaError_t smooth_registers_pinned(gs_cuda_bench_variant variant, const void *d
 
 } /* namespace gs_cuda */
 
+/* Float32 samples to float32 in multi-warp groups, whatever the passes (the product takes
+ * one-warp segments at few passes: registers_kernels.cuh, plan); arguments as
+ * gs_cuda_smooth_rows_float with bits 32. */
+namespace gs_cuda {
+cudaError_t smooth_registers_f32_groups(const void *d_src, size_t src_pitch, float *d_dst,
+                                        size_t dst_pitch, uint32_t width, uint32_t rows,
+                                        uint32_t iters, void *d_scratch, size_t scratch_bytes,
+                                        cudaStream_t stream);
+}
+
 #endif /* GS_CUDA_BENCH_SMOOTH_CUH */
