@@ -583,14 +583,16 @@ gs_status gs_pipeline_run(const gs_job *job, const char *input, const char *outp
     facts->width = info.width, facts->height = info.height, facts->bits = info.bits;
     /* Float samples stay float: rounding them to 8 or 16 bits is no smoothing's business. */
     const int float_in = p.in_bits == 32, float_out = float_in || (!integral && o->depth == GS_DEPTH_TO_FLOAT);
+    /* These refusals follow from the file, not the command line (a batch may mix float and
+     * integer inputs): a run-time failure of this input, exit 1, never a usage error. */
     if (float_in && !gs_out_format_takes_float(p.format)) {
-        rc = gs_fail(err, err_size, GS_ERR_USAGE,
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT,
                      "%s: float32 samples: write .tif, .fits or .npy (%s stores integers)", input,
                      gs_out_format_name(p.format));
         goto cleanup;
     }
     if (float_in && !integral && (o->depth == GS_DEPTH_TO_8 || o->depth == GS_DEPTH_TO_16)) {
-        rc = gs_fail(err, err_size, GS_ERR_USAGE,
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT,
                      "%s: float32 samples are smoothed to float32 (--depth 8 and 16 take integer input)",
                      input);
         goto cleanup;

@@ -110,6 +110,20 @@ def check_cli(gsmooth, tmp):
     err = r.stderr.decode()
     check("gsmooth refuses int32 .npy", r.returncode == 1 and len(err.strip().splitlines()) == 1 and
           src in err and "int32 .npy" in err, err)
+    # A float32 file into an integer-only format, or with --depth 8: the file decides, so
+    # exit 1 (not a usage error), one line naming the file, and an existing output untouched.
+    src = os.path.join(EXTERNAL, "f4_v1.npy")
+    for ext, args, what in (("png", ["--iters", "1"], "out.png"), ("tif", ["--depth", "8"], "--depth 8")):
+        kept = os.path.join(tmp, "kept." + ext)
+        with open(kept, "wb") as f:
+            f.write(b"earlier output")
+        r = run(gsmooth, args + [src, kept])
+        err = r.stderr.decode()
+        with open(kept, "rb") as f:
+            untouched = f.read() == b"earlier output"
+        check("gsmooth refuses float32 .npy (%s) with exit 1" % what,
+              r.returncode == 1 and len(err.strip().splitlines()) == 1 and src in err and untouched,
+              "exit %d: %s" % (r.returncode, err))
     # The pixel limit holds before the body: a pipe that sends only the header is refused.
     with open(os.path.join(EXTERNAL, "u1_v1.npy"), "rb") as f:
         data = f.read()
