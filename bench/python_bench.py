@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """python_bench.py: the Python module against its anchors, measured in the same run.
 
-Numpy arrays (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d,
+Numpy arrays of 8-bit and float32 samples (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d,
 torch.cumsum, and the plugin's kernel time from gsmooth_gpu_bench's log).
 
 Usage: python3 bench/python_bench.py [--size N] [--cuda-size N] [--kernel-log BENCH_LOG]
@@ -84,6 +84,42 @@ def bench_host(n, rng):
          median_ms(lambda: np.cumsum(np.cumsum(a, axis=0, dtype=np.uint32), axis=1)))
 
 
+def science_like(n, rng):
+    """Float32 values as instruments give them: a smooth field, noise, negatives, no zeros."""
+    y = np.linspace(-3.0, 5.0, n, dtype=np.float32)[:, None]
+    x = np.linspace(-2.0, 7.0, n, dtype=np.float32)[None, :]
+    return (np.sin(x) * np.cos(y) * 1e3 + rng.standard_normal((n, n), dtype=np.float32)).astype(np.float32)
+
+
+def bench_host_float(n, rng):
+    """Float32 in, float32 out (float64 for the integrals) beside the peers' float paths."""
+    f = science_like(n, rng)
+    print(f"== numpy arrays, {n}x{n} float32")
+    ms = median_ms(lambda: gsmooth.smooth(f, 3, backend="cpu"))
+    anchors = []
+    try:
+        from scipy.ndimage import uniform_filter1d
+        anchors.append(("scipy uniform_filter1d x3", median_ms(
+            lambda: uniform_filter1d(uniform_filter1d(uniform_filter1d(
+                f, 3, axis=1, mode="nearest"), 3, axis=1, mode="nearest"), 3, axis=1, mode="nearest"), 5), ""))
+    except ImportError as e:
+        print(f"scipy anchor skipped: {e}")
+    try:
+        import cv2
+        blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
+        anchors.append(("cv2.blur x3", median_ms(lambda: blur(blur(blur(f)))), ""))
+    except ImportError as e:
+        print(f"OpenCV anchor skipped: {e}")
+    for name, anchor_ms, target in anchors or [(None, None, "")]:
+        line(f"smooth K=3 {n}^2 float32", ms, name, anchor_ms, target)
+    ms = median_ms(lambda: gsmooth.integral(f, "rows", backend="cpu"))
+    line(f"integral rows {n}^2 float32 -> float64", ms, "np.cumsum(axis=1, float64)",
+         median_ms(lambda: np.cumsum(f, axis=1, dtype=np.float64)))
+    ms = median_ms(lambda: gsmooth.integral(f, "2d", backend="cpu"))
+    line(f"integral 2d {n}^2 float32 -> float64", ms, "np.cumsum twice (float64)",
+         median_ms(lambda: np.cumsum(np.cumsum(f, axis=1, dtype=np.float64), axis=0)))
+
+
 def kernel_ms(log, op, impl):
     """A row of gsmooth_gpu_bench's table: `op` by `impl`, its milliseconds."""
     try:
@@ -154,6 +190,7 @@ def main():
     args = sys.argv[1:]
     opt = lambda name, default: args[args.index(name) + 1] if name in args else default
     bench_host(int(opt("--size", 4096)), np.random.default_rng(0))
+    bench_host_float(int(opt("--size", 4096)), np.random.default_rng(2))
     bench_cuda(int(opt("--cuda-size", 16384)), opt("--kernel-log", None))
     return 0
 

@@ -6,7 +6,8 @@
 # usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, pngfast, pngdiff, pngwrite, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy (default all)
 # Environment: GS_FUZZ_FORK=N runs N fuzzing processes per harness (libFuzzer -fork=N);
 # GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built;
-# GS_FUZZ_SEEDS=DIR uses seeds made earlier (a machine without python3-pil).
+# GS_FUZZ_SEEDS=DIR uses seeds made earlier (a machine without python3-pil);
+# GS_FUZZ_RUNS=N also stops each harness after N executions (whichever comes first).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
@@ -81,6 +82,7 @@ for h in $HARNESSES; do
         -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" -max_len="$MAX_LEN" \
         -dict="$ROOT/fuzz/gsmooth.dict" -print_final_stats=1 \
         $( [ "$FORK" -gt 0 ] && echo "-fork=$FORK -ignore_crashes=1" ) \
+        $( [ -n "${GS_FUZZ_RUNS:-}" ] && echo "-runs=$GS_FUZZ_RUNS" ) \
         -artifact_prefix="$BUILD/artifacts-$h/" \
         "$BUILD/corpus-$h" "$SEEDS" "$ROOT/fuzz/regressions" >"$LOG" 2>&1
     STATUS=$?

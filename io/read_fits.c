@@ -478,9 +478,10 @@ static gs_status choose_kind(gs_reader *reader, fits_state *f, const fits_image 
  * (calloc(TFIELDS, 160 bytes), then a loop over them): a few bytes claiming 10^7 columns
  * would take 1.6 GB. So before cfitsio moves through the HDUs, the headers it will pass
  * (every one up to the first 2-D image, the same rule as find_image) are read here and a
- * TFIELDS over the standard's 999 is refused; so is a header whose structure keywords
- * cannot be read or whose data size overflows (the walk could not say where the next
- * header lies, and cfitsio might). Headers only: data units are skipped, not read. */
+ * TFIELDS over the standard's 999 is refused; so is a header with no END card before the
+ * input ends, and one whose structure keywords cannot be read or whose data size overflows
+ * (the walk could not say where the next header lies, and cfitsio might). Headers only:
+ * data units are skipped, not read. */
 #define FITS_TFIELDS_MAX 999
 
 /* One block of the input at `at` (whole blocks: check_blocks). */
@@ -529,7 +530,10 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
         int image = hdu == 1, groups = 0, ended = 0, bad = 0;
         fits_image im = {0};
         while (!ended) {
-            if (at >= size) return GS_OK; /* no END: cfitsio refuses this header itself */
+            /* No END before the input ends: cfitsio, left to parse such a header, sized a
+             * table from a TFIELDS it never read (fuzz finding), so it is refused here. */
+            if (at >= size)
+                return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d's header has no END card", hdu);
             if (read_block(f, at, block) != 0)
                 return gs_fail(err, err_size, GS_ERR_IO, "FITS: read failed: %s", strerror(errno ? errno : EIO));
             at += FITS_BLOCK;
