@@ -479,10 +479,15 @@ static gs_status choose_kind(gs_reader *reader, fits_state *f, const fits_image 
  * would take 1.6 GB. So before cfitsio moves through the HDUs, the headers it will pass
  * (every one up to the first 2-D image, the same rule as find_image) are read here and a
  * TFIELDS over the standard's 999 is refused; so is a header with no END card before the
- * input ends, and one whose structure keywords cannot be read or whose data size overflows
+ * input ends, a table whose first eight cards are not its structure keywords in order, and
+ * a header whose structure keywords cannot be read or whose data size overflows
  * (the walk could not say where the next header lies, and cfitsio might). Headers only:
  * data units are skipped, not read. */
 #define FITS_TFIELDS_MAX 999
+/* The structure keywords that open a table's header, in the standard's order. */
+#define FITS_TABLE_KEYS 8
+static const char *const table_keys[FITS_TABLE_KEYS] = {"XTENSION", "BITPIX", "NAXIS", "NAXIS1",
+                                                        "NAXIS2", "PCOUNT", "GCOUNT", "TFIELDS"};
 
 /* One block of the input at `at` (whole blocks: check_blocks). */
 static int read_block(const fits_state *f, uint64_t at, unsigned char *block)
@@ -527,7 +532,8 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
     uint64_t at = 0;
     for (int hdu = 1; at < size; ++hdu) {
         long long bitpix = 0, naxis = -1, pcount = 0, gcount = 1, tfields = -1;
-        int image = hdu == 1, groups = 0, ended = 0, bad = 0;
+        int image = hdu == 1, table = 0, groups = 0, ended = 0, bad = 0;
+        unsigned index = 0; /* of the card in this header */
         fits_image im = {0};
         while (!ended) {
             /* No END before the input ends: cfitsio, left to parse such a header, sized a
@@ -537,10 +543,21 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
             if (read_block(f, at, block) != 0)
                 return gs_fail(err, err_size, GS_ERR_IO, "FITS: read failed: %s", strerror(errno ? errno : EIO));
             at += FITS_BLOCK;
-            for (const unsigned char *card = block; card < block + FITS_BLOCK && !ended; card += FITS_CARD) {
+            for (const unsigned char *card = block; card < block + FITS_BLOCK && !ended; card += FITS_CARD, ++index) {
                 long long v = 0;
+                /* A table's first eight cards are its structure keywords in the standard's
+                 * order, and cfitsio reads them by position (it took TFIELDS from whatever
+                 * eighth card a damaged header had: fuzz finding). */
+                if (table && index < FITS_TABLE_KEYS && !card_is(card, table_keys[index]))
+                    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: a table whose card %u is not %s",
+                                   hdu, index + 1, table_keys[index]);
                 if (memcmp(card, "END     ", FITS_KEYWORD) == 0) ended = 1;
-                else if (card_is(card, "XTENSION")) image = memcmp(card + 10, "'IMAGE   '", 10) == 0;
+                else if (card_is(card, "XTENSION")) {
+                    /* only an extension's first card says what it is */
+                    if (index != 0) continue;
+                    image = memcmp(card + 10, "'IMAGE   '", 10) == 0;
+                    table = memcmp(card + 10, "'BINTABLE'", 10) == 0 || memcmp(card + 10, "'TABLE   '", 10) == 0;
+                }
                 else if (card_is(card, "GROUPS")) groups = card[29] == 'T';
                 else if (card_is(card, "BITPIX")) bad |= card_integer(card, &bitpix);
                 else if (card_is(card, "NAXIS")) bad |= card_integer(card, &naxis);
@@ -559,6 +576,8 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                 }
             }
         }
+        if (table && tfields < 0)
+            return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: a table's TFIELDS cannot be read", hdu);
         if (tfields > FITS_TFIELDS_MAX)
             return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d claims %lld table fields (TFIELDS), over "
                            "the standard's %d", hdu, tfields, FITS_TFIELDS_MAX);

@@ -78,6 +78,34 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
 /* 3^K, the divisor after K <= GS_INT_SUMS_MAX_PASSES passes. */
 #define GS_INT_SUMS_DIVISOR(k) ((k) == 1 ? 3u : (k) == 2 ? 9u : (k) == 3 ? 27u : 81u)
 
+/*
+ * --axis xy over 8-bit samples as one integer window (the CUDA backend's fused xy kernel):
+ * K passes along the row, then K down the column, at a pixel at least K from both ends of
+ * its row and of its window's column. The argument above carries over with P = 2K passes:
+ * each pass, along either axis, takes values in [0, 255] and lands within 3 x 2^-17 of the
+ * exact mean of its inputs, so the float result is within 2K x 3 x 2^-17 of N / 3^(2K), N
+ * the sum of the (2K + 1)^2 samples weighted by products of the one-axis coefficients
+ * (N <= 255 x 3^(2K) < 2^18). N / 3^(2K) is at least 1 / (2 x 3^(2K)) from every
+ * half-integer: for K = 3 that is 6.9e-4 against an error of at most 1.4e-4, so the rounded
+ * float result is round(N / 3^(2K)); for K = 4 the error bound (1.8e-4) passes the distance
+ * (7.6e-5), hence the limit. tests/test_kernels.c checks random windows of K = 1 to 3
+ * against the reference's xy passes.
+ */
+#define GS_INT_SUMS_XY_MAX_PASSES 3u
+
+/*
+ * round(N / 3^(2K)) for such a sum, N <= 255 x 3^(2K), with `inverse` = RN(3^-2K): N is exact
+ * as a float, the product is within 255 x 2^-23 < 3.1e-5 of N / 3^(2K) (far closer than the
+ * 6.9e-4 to the nearest half-integer), and adding 2^23 rounds it to an integer.
+ * tests/test_kernels.c checks every N of K = 1 to 3. The CUDA kernel computes the same
+ * three operations from the bits (N as kMagic23Bits | N).
+ */
+GS_HD uint32_t gs_int_xy_round(uint32_t n, float inverse)
+{
+    const float product = (float)n * inverse;
+    return (uint32_t)((product + 8388608.0f) - 8388608.0f);
+}
+
 /* The mean of the two pixels at a row end (left then right); halving is exact as 0.5f. */
 GS_HD float gs_mean2(float l, float r) { return (l + r) * 0.5f; }
 

@@ -271,6 +271,53 @@ START_TEST(integer_window_rounding_is_exact)
 }
 END_TEST
 
+/*
+ * --axis xy as one integer window (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES; the CUDA
+ * backend's fused xy kernel): gs_int_xy_round gives round(N / 3^(2K)) for every sum N a
+ * window can form, and at every pixel at least K from the image's four edges the
+ * reference's K row passes then K column passes, rounded once, equal round(N / 3^(2K)) of
+ * the window weighted by products of the one-axis weights, on random images with runs,
+ * extremes and noise. A smooth field is checked too: its sums come nearest the half-integers.
+ */
+START_TEST(integer_xy_window_matches_reference)
+{
+    uint64_t wrong = 0, checked = 0;
+    for (unsigned k = 1; k <= GS_INT_SUMS_XY_MAX_PASSES; ++k) {
+        const uint32_t d = GS_INT_SUMS_DIVISOR(k) * GS_INT_SUMS_DIVISOR(k);
+        const float inverse = 1.0f / (float)d;
+        for (uint32_t n = 0; n <= 255 * d; ++n) wrong += gs_int_xy_round(n, inverse) != (2 * n + d) / (2 * d);
+    }
+    ck_assert_msg(wrong == 0, "gs_int_xy_round: %llu sums rounded wrong", (unsigned long long)wrong);
+    enum { W = 23, H = 19 };
+    static uint8_t in[W * H], out[W * H];
+    for (unsigned k = 1; k <= GS_INT_SUMS_XY_MAX_PASSES; ++k) {
+        uint8_t w[GS_INT_WINDOW_TAPS];
+        gs_int_window_weights(k, w);
+        const uint32_t d = GS_INT_SUMS_DIVISOR(k) * GS_INT_SUMS_DIVISOR(k);
+        for (unsigned trial = 0; trial < 3000; ++trial) {
+            if (trial % 3 == 2)
+                for (uint32_t i = 0; i < W * H; ++i) /* a smooth field, one step a few pixels */
+                    in[i] = (uint8_t)((i % W) * 7 + (i / W) * 5 + trial);
+            else
+                fill_random(in, sizeof in, 8);
+            ck_assert_int_eq(gs_ref_smooth_image(in, W, out, W, W, H, 8, k, GS_REF_AXIS_X | GS_REF_AXIS_Y), 0);
+            for (uint32_t y = k; y + k < H; ++y)
+                for (uint32_t x = k; x + k < W; ++x) {
+                    uint32_t n = 0;
+                    for (uint32_t j = 0; j <= 2 * k; ++j)
+                        for (uint32_t i = 0; i <= 2 * k; ++i)
+                            n += (uint32_t)w[j] * w[i] * in[(y - k + j) * W + x - k + i];
+                    wrong += out[y * W + x] != gs_int_xy_round(n, 1.0f / (float)d);
+                    ++checked;
+                }
+        }
+    }
+    printf("integer xy windows: %llu of %llu pixels differ from the reference\n",
+           (unsigned long long)wrong, (unsigned long long)checked);
+    ck_assert_uint_eq(wrong, 0);
+}
+END_TEST
+
 /* K integer passes the pass-at-a-time way (int_sums.h: widen, add3 K times, round) over m
  * samples: n = m - 2K results in ref. */
 static void int_passes_ref(const uint8_t *src, long m, unsigned k, uint8_t *ref)
@@ -647,6 +694,7 @@ int main(void)
     tcase_add_loop_test(exact, div3_short_exact_above_2_pow_minus_123, 0, isa_count - 1);
     tcase_add_test(exact, integer_sums_round_like_float_passes);
     tcase_add_test(exact, integer_window_rounding_is_exact);
+    tcase_add_test(exact, integer_xy_window_matches_reference);
     suite_add_tcase(s, exact);
     tcase_add_test(tc, lone_one_among_zeros_many_passes);
     tcase_add_test(tc, smooth_hand_computed);
