@@ -519,11 +519,32 @@ static int card_integer(const unsigned char *card, long long *value)
     return *end == '\0' || *end == '/' ? 0 : -1;
 }
 
+/* A card of printable ASCII alone, as the standard has every header card; a structure
+ * keyword's card that is not (a carriage return in a value, say) is refused, since strtoll
+ * and cfitsio do not read such a value alike. */
+static int card_printable(const unsigned char *card)
+{
+    for (size_t i = 0; i < FITS_CARD; ++i)
+        if (card[i] < 0x20 || card[i] > 0x7e) return 0;
+    return 1;
+}
+
 static int card_is(const unsigned char *card, const char *key)
 {
     char padded[FITS_KEYWORD + 1];
     snprintf(padded, sizeof padded, "%-8s", key);
     return memcmp(card, padded, FITS_KEYWORD) == 0 && memcmp(card + FITS_KEYWORD, "= ", 2) == 0;
+}
+
+/* A card that gives the header's structure: the keywords the walk reads and cfitsio sizes
+ * the data by. */
+static int structure_key(const unsigned char *card)
+{
+    static const char *const keys[] = {"SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT",
+                                       "TFIELDS", "GROUPS"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        if (card_is(card, keys[i])) return 1;
+    return memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9';
 }
 
 static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, size_t err_size)
@@ -552,6 +573,9 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                     return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: a table whose card %u is not %s",
                                    hdu, index + 1, table_keys[index]);
                 if (memcmp(card, "END     ", FITS_KEYWORD) == 0) ended = 1;
+                else if (structure_key(card) && !card_printable(card))
+                    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u (%.8s) holds a byte "
+                                   "that is not printable ASCII", hdu, index + 1, (const char *)card);
                 else if (card_is(card, "XTENSION")) {
                     /* only an extension's first card says what it is */
                     if (index != 0) continue;
