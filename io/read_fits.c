@@ -610,7 +610,15 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
             return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: the header's BITPIX, NAXISn, PCOUNT "
                            "or GCOUNT cannot be read", hdu);
         im.naxis = (int)naxis;
-        if (image && image_shape(&im) == 1) return GS_OK; /* where find_image stops */
+        if (image && image_shape(&im) == 1) { /* where find_image stops */
+            /* An image has no parameters and one group (PCOUNT 0, GCOUNT 1, the standard's
+             * values): cfitsio read a primary image with PCOUNT 32768 from outside the bytes
+             * it was given (fuzz finding). */
+            if (pcount != 0 || gcount != 1)
+                return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: an image with PCOUNT %lld and "
+                               "GCOUNT %lld (the standard has 0 and 1)", hdu, pcount, gcount);
+            return GS_OK;
+        }
         /* Data bytes: |BITPIX| / 8 x GCOUNT x (PCOUNT + NAXIS1 x ... x NAXISn), NAXIS1
          * left out of the product for random groups (NAXIS1 = 0, GROUPS = T). */
         uint64_t product = naxis ? 1 : 0;
