@@ -299,7 +299,7 @@ int main(int argc, char **argv)
         float *d_float = NULL;
         const size_t fpitch = (size_t)W * sizeof(float);
         CHECK(cudaMalloc(&d_float, fpitch * H));
-        const uint32_t kys[] = {1, 3, 10};
+        const uint32_t kys[] = {1, 2, 3, 10};
         for (uint32_t k : kys) {
             const size_t col_scr = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
             void *d_col = NULL;
@@ -318,15 +318,26 @@ int main(int argc, char **argv)
             }
             snprintf(op, sizeof op, "smooth xy K=%u", k);
             if (wanted(op)) {
+                /* the two steps (the product's path for other depths and K) write the
+                 * reference bytes; the product's call is checked against them */
                 const double ms_xy = median_ms(
                     [&] {
                         CHECK(gs_cuda_smooth_rows_float(d_in, W, d_float, fpitch, W, H, 8, k, d_scr,
                                                         scr, s));
-                        CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_out, W, W, H, 0, H, 8, 8, k,
+                        CHECK(gs_cuda_smooth_columns(d_float, fpitch, 32, d_ref, W, W, H, 0, H, 8, 8, k,
                                                      d_col, col_scr, s));
                     },
                     s);
                 add(op, "rows to float, then columns", ms_xy, floor_smooth, -1);
+                const size_t xy_scr = gs_cuda_smooth_xy_scratch_bytes(W, H, 8, 8, k);
+                void *d_xy = NULL;
+                if (xy_scr) CHECK(cudaMalloc(&d_xy, xy_scr));
+                const double ms_one = median_ms(
+                    [&] { CHECK(gs_cuda_smooth_xy(d_in, W, d_out, W, W, H, 0, H, 8, 8, k, d_xy, xy_scr, s)); },
+                    s);
+                add(op, xy_scr ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)", ms_one,
+                    floor_smooth, count_diff(d_out, d_ref, px, d_count, s) != 0);
+                if (d_xy) CHECK(cudaFree(d_xy));
             }
             if (d_col) CHECK(cudaFree(d_col));
         }

@@ -12,10 +12,15 @@ mkdir -p "$dest/lib" "$dest/include"
 libdir=/usr/lib/x86_64-linux-gnu
 # libjpeg.so.62 (Debian's libjpeg-turbo): Ubuntu's is libjpeg.so.8, another soname.
 # libtiff.so.6 with the codec libraries Ubuntu's image may lack (Debian's build links them).
-# libcfitsio.so.10 with the libcurl-gnutls it links (Ubuntu names its own package apart).
+# libcfitsio.so.10 with the libcurl-gnutls it links (Ubuntu names its own package apart), and
+# the libraries of Debian's libcurl-gnutls that Ubuntu's image lacks or names apart (libssh2
+# was missing there: every CLI run failed to load).
 for pattern in 'libsubunit.so*' 'libstb.so*' 'libcheck*.so*' 'libjpeg.so.62*' 'libisal.so*' \
     'libtiff.so.6*' 'libgif.so.7*' 'libdeflate.so.0*' 'libLerc.so.4*' 'libjbig.so.0*' 'libwebp.so.7*' 'libsharpyuv.so.0*' \
-    'libcfitsio.so.10*' 'libcurl-gnutls.so.4*'; do
+    'libcfitsio.so.10*' 'libcurl-gnutls.so.4*' \
+    'libssh2.so.1*' 'librtmp.so.1*' 'libldap-2.5.so.0*' 'liblber-2.5.so.0*' 'libsasl2.so.2*' \
+    'libnghttp2.so.14*' 'libpsl.so.5*' 'libbrotlidec.so.1*' 'libbrotlicommon.so.1*' 'libidn2.so.0*' \
+    'libunistring.so.2*'; do
     for f in $libdir/$pattern; do
         [ -e "$f" ] && cp -a "$f" "$dest/lib/"
     done

@@ -114,22 +114,26 @@ if want bench; then
 fi
 
 # ---- 5. compute-sanitizer on the small case list ----
-# SAN_TOOLS picks the tools run on test_cuda (default all three); the float cases
-# (test_cuda_float) always take memcheck.
+# SAN_TOOLS picks the tools run on test_cuda and on the float cases (test_cuda_float);
+# default all three.
 if want sanitize; then
     {
-        echo "== compute-sanitizer --tool memcheck test_cuda_float (GSMOOTH_TEST_SMALL=1)"
-        GSMOOTH_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 99 \
-            "$BUILD/bin/test_cuda_float" "$CUDA_SO" > "$OUT/san_float.tmp" 2>&1
-        head -n 40 "$OUT/san_float.tmp"
-        tail -n 6 "$OUT/san_float.tmp"
-        if grep -q "ERROR SUMMARY: 0 errors" "$OUT/san_float.tmp"; then
-            echo "SANITIZER memcheck (float): 0 errors"
-        else
-            echo "SANITIZER memcheck (float): ERRORS (or no summary)"
-            status=1
-        fi
-        rm -f "$OUT/san_float.tmp"
+        for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
+            echo "== compute-sanitizer --tool $tool test_cuda_float (GSMOOTH_TEST_SMALL=1)"
+            GSMOOTH_TEST_SMALL=1 timeout 150 compute-sanitizer --tool "$tool" \
+                $( [ "$tool" = synccheck ] && echo --num-cuda-barriers "${SYNC_BARRIERS:-4096}" ) \
+                --error-exitcode 99 "$BUILD/bin/test_cuda_float" "$CUDA_SO" > "$OUT/san_float.tmp" 2>&1
+            head -n 40 "$OUT/san_float.tmp"
+            tail -n 6 "$OUT/san_float.tmp"
+            if grep -Eq "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors" \
+                "$OUT/san_float.tmp"; then
+                echo "SANITIZER $tool (float): 0 errors"
+            else
+                echo "SANITIZER $tool (float): ERRORS (or no summary)"
+                status=1
+            fi
+            rm -f "$OUT/san_float.tmp"
+        done
         for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
             echo "== compute-sanitizer --tool $tool (GSMOOTH_TEST_SMALL=1)"
             # The mbarriers are inline PTX, which the tool does not count from the binary:

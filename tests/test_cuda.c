@@ -89,6 +89,19 @@ static void build_axes_cases(void)
                         add_axes(widths[w], windows[v][0], windows[v][1], windows[v][2], iters[k],
                                  (uint32_t)b, axes);
                     }
+            /* Strip edges: windows with exactly K rows of halo on both sides, or above only
+             * (the image's last rows below), widths on both sides of the xy kernel's words and
+             * tiles (a warp stores 30 words, 120 samples) and of K from the row ends, K from 1 to
+             * 100. The small list keeps K = 1 and 3 at two widths. */
+            static const uint32_t edge_widths[] = {5, 9, 10, 11, 119, 121, 243, 1003};
+            static const uint32_t edge_iters[] = {1, 2, 3, 4, 7, 10, 33, 100};
+            for (int k = 0; k < COUNT(edge_iters); ++k)
+                for (int w = 0; w < COUNT(edge_widths); ++w) {
+                    const uint32_t kk = edge_iters[k];
+                    if (g_small && ((kk != 1 && kk != 3) || (w != 1 && w != 5))) continue;
+                    add_axes(edge_widths[w], kk, 40 + kk, kk, kk, (uint32_t)b, axes);
+                    if (!g_small) add_axes(edge_widths[w], kk, 300, 0, kk, (uint32_t)b, axes);
+                }
             if (g_small) continue;
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
             /* whole images taller than a column segment (256 rows), and halos one row short

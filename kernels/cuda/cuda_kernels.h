@@ -69,6 +69,22 @@ cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitch, uint32_t
 size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows, uint32_t iters);
 
 /*
+ * --axis xy over a window of `window_rows` rows: `iters` (>= 1) passes along each row, then
+ * `iters` down each column on those floats (the window's first and last rows as column
+ * ends), rounded once to `bits` (out_bits = bits) or left float32 (out_bits = 32); rows
+ * [above, above + rows) of the result are written to d_dst. 8-bit samples to 8 bits at up to
+ * GS_INT_SUMS_XY_MAX_PASSES passes take one pass over the image and no scratch; the rest
+ * goes through float32 rows in d_scratch, which holds at least
+ * gs_cuda_smooth_xy_scratch_bytes for the same shape (NULL when that is 0).
+ */
+cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
+                              uint32_t width, uint32_t window_rows, uint32_t above, uint32_t rows,
+                              uint32_t bits, uint32_t out_bits, uint32_t iters, void *d_scratch,
+                              size_t scratch_bytes, cudaStream_t stream);
+size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows, uint32_t bits,
+                                       uint32_t out_bits, uint32_t iters);
+
+/*
  * Exhaustive proof, on the device, that the registers variant's fast arithmetic gives the
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
  * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, every integer sum s in

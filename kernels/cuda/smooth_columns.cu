@@ -260,9 +260,18 @@ constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
                                 std::is_same<Tout, uint8_t>::value && 1 <= K &&
                                 K <= kPackedMaxPasses;
 
-/* K passes rolled through registers. Window rows [0, rows); segment `seg` covers output
- * rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row t - above.
- * kFloatSamples: the image's samples are float32 (IeeeDivide, no integer sums). */
+/* The rows [s0, s1) of segment `seg` of a launch whose output rows are [above, above +
+ * out_rows), window coordinates. */
+__device__ __forceinline__ void segment_rows(uint32_t seg, uint32_t above, uint32_t out_rows,
+                                             uint32_t &s0, uint32_t &s1)
+{
+    s0 = above + seg * kSegmentRows;
+    s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
+}
+
+/* K passes rolled through registers, in float. Window rows [0, rows); segment `seg` covers
+ * output rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row
+ * t - above. kFloatSamples: the image's samples are float32 (IeeeDivide). */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
@@ -271,33 +280,11 @@ __global__ void __launch_bounds__(kColumnThreads)
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
     if (x >= width) return;
     for (uint32_t seg = blockIdx.y; seg * kSegmentRows < out_rows; seg += gridDim.y) {
-        const uint32_t s0 = above + seg * kSegmentRows;
-        const uint32_t s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
+        uint32_t s0, s1;
+        segment_rows(seg, above, out_rows, s0, s1);
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         using Div = LaunchDivide<Tin, kFloatSamples>;
-        if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
-            /* every output row at least K from the window's ends: w0 = s0 - K, w1 = s1 + K */
-            if (s0 >= (uint32_t)K && s1 + K <= rows) {
-                uint32_t v[K + 1][3][2] = {};
-                auto walk = [&](auto full) {
-                    constexpr bool kFull = decltype(full)::value;
-                    for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
-                        if (y + kUnroll <= w1)
-                            column_batch_packed<K, true, kFull>(v, src, src_pitch, dst, dst_pitch,
-                                                                x, width, y, w1, s0, s1, above);
-                        else
-                            column_batch_packed<K, false, kFull>(v, src, src_pitch, dst, dst_pitch,
-                                                                 x, width, y, w1, s0, s1, above);
-                    }
-                };
-                if (x + kCols <= width)
-                    walk(std::true_type{});
-                else
-                    walk(std::false_type{});
-                continue;
-            }
-        }
         float v[K + 1][3][kCols];
 #pragma unroll
         for (int j = 0; j <= K; ++j)
@@ -319,16 +306,80 @@ __global__ void __launch_bounds__(kColumnThreads)
     }
 }
 
+/* The same for u8 columns whose output rows are all at least K from the window's ends, as
+ * integer sums (column_batch_packed). A kernel of its own: the float walk's registers would
+ * hold it to half as many threads an SM, and its loads in flight with them. */
+template <int K>
+__global__ void __launch_bounds__(kColumnThreads)
+    columns_packed_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                          uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows)
+{
+    const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
+    if (x >= width) return;
+    for (uint32_t seg = blockIdx.y; seg * kSegmentRows < out_rows; seg += gridDim.y) {
+        uint32_t s0, s1;
+        segment_rows(seg, above, out_rows, s0, s1);
+        const uint32_t w0 = s0 - K, w1 = s1 + K; /* the launcher keeps both in the window */
+        uint32_t v[K + 1][3][2] = {};
+        auto walk = [&](auto full) {
+            constexpr bool kFull = decltype(full)::value;
+            for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
+                if (y + kUnroll <= w1)
+                    column_batch_packed<K, true, kFull>(v, src, src_pitch, dst, dst_pitch, x, width,
+                                                        y, w1, s0, s1, above);
+                else
+                    column_batch_packed<K, false, kFull>(v, src, src_pitch, dst, dst_pitch, x, width,
+                                                         y, w1, s0, s1, above);
+            }
+        };
+        if (x + kCols <= width)
+            walk(std::true_type{});
+        else
+            walk(std::false_type{});
+    }
+}
+
+template <auto Kernel>
+cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
+                          uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows,
+                          cudaStream_t stream)
+{
+    if (out_rows == 0) return cudaSuccess;
+    const uint32_t threads = (width + kCols - 1) / kCols;
+    const uint32_t segs = (out_rows + kSegmentRows - 1) / kSegmentRows;
+    const dim3 grid((threads + kColumnThreads - 1) / kColumnThreads, segs < kMaxGridY ? segs : kMaxGridY);
+    Kernel<<<grid, kColumnThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch,
+                                                width, rows, above, out_rows);
+    return cudaGetLastError();
+}
+
+/* Output rows [above, above + out_rows) of a window of `rows`. u8 -> u8 at up to
+ * kPackedMaxPasses passes: the rows at least K from both window ends as integer sums, the
+ * others (at most K at each end) by the float walk. */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
 {
-    const uint32_t threads = (width + kCols - 1) / kCols;
-    const uint32_t segs = (out_rows + kSegmentRows - 1) / kSegmentRows;
-    const dim3 grid((threads + kColumnThreads - 1) / kColumnThreads, segs < kMaxGridY ? segs : kMaxGridY);
-    columns_registers_kernel<K, Tin, Tout, kFloatSamples><<<grid, kColumnThreads, 0, stream>>>(
-        (const char *)src, src_pitch, (char *)dst, dst_pitch, width, rows, above, out_rows);
-    return cudaGetLastError();
+    constexpr auto kFloatWalk = columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
+    if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
+        const uint32_t o1 = above + out_rows;
+        const uint32_t t0 = above > (uint32_t)K ? above : (uint32_t)K;
+        const uint32_t t1 = rows >= (uint32_t)K && o1 > rows - K ? rows - K : o1;
+        if (t0 < t1) {
+            char *d = (char *)dst;
+            cudaError_t e;
+            if ((e = launch_kernel<kFloatWalk>(src, src_pitch, d, dst_pitch, width, rows, above,
+                                               t0 - above, stream)) != cudaSuccess ||
+                (e = launch_kernel<columns_packed_kernel<K>>(src, src_pitch, d + (size_t)(t0 - above) * dst_pitch,
+                                                             dst_pitch, width, rows, t0, t1 - t0,
+                                                             stream)) != cudaSuccess)
+                return e;
+            return launch_kernel<kFloatWalk>(src, src_pitch, d + (size_t)(t1 - above) * dst_pitch,
+                                             dst_pitch, width, rows, t1, o1 - t1, stream);
+        }
+    }
+    return launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows,
+                                     stream);
 }
 
 /* A launch for a run-time K in [1, kMaxLaunchPasses]. */

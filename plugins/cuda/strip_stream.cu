@@ -38,9 +38,6 @@ void release_buffers(gs_strip_stream *ss)
     ss->cap_d_scr = ss->cap_carry = 0;
 }
 
-/* Bytes of one piece of device scratch, kept 256-byte aligned inside d_scr. */
-size_t piece(size_t bytes) { return gs_round_up(bytes, 256); }
-
 /* The shape of one strip's chunks. A chunk writes rows_per_chunk rows of the strip; down
  * columns it reads up to `halo` more rows on each side from the strip's window, so each
  * chunk is a window of its own (gsmooth_plugin.h, smooth_axes). */
@@ -51,8 +48,6 @@ struct chunk_plan {
     uint32_t window_rows;        /* rows in the strip's window (above + rows + below) */
     size_t in_row, out_row;      /* packed host row bytes */
     size_t in_pitch, out_pitch;  /* device pitches, GS_CUDA_ALIGN multiples */
-    size_t float_pitch;          /* device pitch of a float32 row (xy) */
-    size_t rows_float, rows_chain, columns; /* OP_AXES scratch pieces, bytes */
     size_t scratch;              /* device float scratch bytes for one chunk */
 };
 
@@ -112,12 +107,11 @@ chunk_plan plan_chunks(const gs_strip *s, const strip_work &w, const strip_io &i
     p.out_row = (size_t)s->width * (s->out_bits / 8);
     p.in_pitch = gs_round_up(p.in_row, GS_CUDA_ALIGN);
     p.out_pitch = gs_round_up(p.out_row, GS_CUDA_ALIGN);
-    p.float_pitch = gs_round_up((size_t)s->width * sizeof(float), GS_CUDA_ALIGN);
     const bool xy = axes && (w.axes & GS_AXIS_X);
     size_t scr_row = 0;
     if (w.op == OP_SMOOTH) scr_row = gs_cuda_smooth_scratch_bytes(s->width, 1, w.iters);
-    if (xy) scr_row = p.float_pitch + gs_cuda_smooth_scratch_bytes(s->width, 1, w.iters);
-    if (axes) scr_row += gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
+    if (xy) scr_row = gs_cuda_smooth_xy_scratch_bytes(s->width, 1, s->in_bits, s->out_bits, w.iters);
+    else if (axes) scr_row = gs_cuda_smooth_columns_scratch_bytes(s->width, 1, w.iters);
     const bool direct = io.direct_in && io.direct_out;
     size_t widest = direct ? 0 : p.in_pitch > p.out_pitch ? p.in_pitch : p.out_pitch;
     if (scr_row > widest) widest = scr_row;
@@ -131,14 +125,11 @@ chunk_plan plan_chunks(const gs_strip *s, const strip_work &w, const strip_io &i
     p.rows_per_chunk = (uint32_t)rows;
     p.chunks = (s->rows + p.rows_per_chunk - 1) / p.rows_per_chunk;
     const size_t in_rows = rows + halos < p.window_rows ? rows + halos : p.window_rows;
-    p.rows_float = xy ? piece(p.float_pitch * in_rows) : 0;
-    p.rows_chain = xy ? piece(gs_cuda_smooth_scratch_bytes(s->width,
-                                                           (uint32_t)in_rows, w.iters))
-                      : 0;
-    p.columns = axes ? piece(gs_cuda_smooth_columns_scratch_bytes(s->width, (uint32_t)in_rows, w.iters)) : 0;
-    p.scratch = w.op == OP_SMOOTH
-                    ? gs_cuda_smooth_scratch_bytes(s->width, p.rows_per_chunk, w.iters)
-                    : p.rows_float + p.rows_chain + p.columns;
+    p.scratch = w.op == OP_SMOOTH ? gs_cuda_smooth_scratch_bytes(s->width, p.rows_per_chunk, w.iters)
+                : xy ? gs_cuda_smooth_xy_scratch_bytes(s->width, (uint32_t)in_rows, s->in_bits,
+                                                       s->out_bits, w.iters)
+                : axes ? gs_cuda_smooth_columns_scratch_bytes(s->width, (uint32_t)in_rows, w.iters)
+                       : 0;
     return p;
 }
 
@@ -225,28 +216,19 @@ struct chunk_rows_on_device {
     size_t out_pitch;
 };
 
-/* Down the columns of one chunk's window (after the passes along its rows, for xy). */
+/* Down the columns of one chunk's window, after the passes along its rows for xy. */
 cudaError_t compute_axes(const gs_strip *s, const chunk_plan &p, const strip_work &w,
                          slot_buffers *b, const chunk_rows &r, const chunk_rows_on_device &d,
                          cudaStream_t stream)
 {
     const uint32_t in_rows = r.in1 - r.in0;
-    char *scr = (char *)b->d_scr;
-    char *columns = scr + p.rows_float + p.rows_chain;
-    const void *src = d.d_in;
-    size_t src_pitch = d.in_pitch;
-    uint32_t src_kind = s->in_bits;
-    if (w.axes & GS_AXIS_X) {
-        cudaError_t e = gs_cuda_smooth_rows_float(d.d_in, d.in_pitch, (float *)scr, p.float_pitch,
-                                                  s->width, in_rows, s->in_bits, w.iters,
-                                                  p.rows_chain ? scr + p.rows_float : NULL,
-                                                  p.rows_chain, stream);
-        if (e != cudaSuccess) return e;
-        src = scr, src_pitch = p.float_pitch, src_kind = 32;
-    }
-    return gs_cuda_smooth_columns(src, src_pitch, src_kind, d.d_out, d.out_pitch, s->width, in_rows,
-                                  r.above, r.rows, s->in_bits, s->out_bits, w.iters,
-                                  p.columns ? columns : NULL, p.columns, stream);
+    void *scr = p.scratch ? b->d_scr : NULL;
+    if (w.axes & GS_AXIS_X)
+        return gs_cuda_smooth_xy(d.d_in, d.in_pitch, d.d_out, d.out_pitch, s->width, in_rows, r.above,
+                                 r.rows, s->in_bits, s->out_bits, w.iters, scr, p.scratch, stream);
+    return gs_cuda_smooth_columns(d.d_in, d.in_pitch, s->in_bits, d.d_out, d.out_pitch, s->width,
+                                  in_rows, r.above, r.rows, s->in_bits, s->out_bits, w.iters, scr,
+                                  p.scratch, stream);
 }
 
 /* Enqueue the computation of one chunk on `stream`. */

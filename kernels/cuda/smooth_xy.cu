@@ -1,0 +1,454 @@
+/* smooth_xy.cu: --axis xy, rows then columns; 8-bit samples at up to 3 passes in one pass over the image. */
+/*
+ * Every other case runs the passes along the rows into float32 scratch and the column
+ * passes from there (gs_cuda_smooth_rows_float, gs_cuda_smooth_columns), which moves 8 more
+ * bytes a pixel through device memory than the samples themselves.
+ */
+#include "fast_arith.cuh"
+#include "launch_chain.cuh"
+#include "launch_common.cuh"
+#include "packed_passes.cuh"
+#include "registers_pixels.cuh"
+#include "sample_io.cuh"
+#include "stencil_math.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/*
+ * The one-pass path: 8-bit samples in and out, 1 <= K <= GS_INT_SUMS_XY_MAX_PASSES.
+ *
+ * A thread owns one word of 4 neighbouring columns and walks down a segment of rows, like
+ * the column kernels (smooth_columns.cu): as each input row enters, it forms that row's
+ * K-pass sums for its 4 columns, and those roll through K column levels in registers; the
+ * last level's row is rounded once and stored. No intermediate touches device memory, so
+ * the image is read about (1 + 2K / segment rows) times and written once.
+ *
+ * Interior kernel (xy_interior_kernel): at pixels at least K from both row ends and from both
+ * window ends the K row passes and K column passes are one integer window, rounded once
+ * (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES, says why that gives the float passes' bytes).
+ * A row's sums come from the thread's word and the words either side: lanes exchange words
+ * by shuffles, and a warp's 32 lanes cover 32 consecutive words of which the outer two only
+ * lend theirs (warps overlap by two words), so a warp stores 30 words a row. Pairs of
+ * samples share a word as 16-bit halves (packed_passes.cuh's layout: columns 0 and 2 in one
+ * word, 1 and 3 in the other), so a pass of sums is one add for two pixels. A row's sums
+ * stay below 255 x 3^K and the column levels below 255 x 3^(K + j): halves hold them up to
+ * 3^5 x 255 < 2^16, so for K = 3 the last level is summed from unpacked halves.
+ *
+ * Edge kernel (xy_edge_kernel): the float passes exactly as the reference runs them (row
+ * ends and window ends take the two-term mean), for the words the interior kernel does not
+ * store (a row's first word, its last words) and for the rows within K of a window end. Each
+ * thread loads its word and the words either side itself; these launches cover a few words
+ * a row and a few rows, in short segments.
+ */
+
+using namespace gs_cuda;
+
+namespace {
+
+constexpr int kXyThreads = 128;                 /* threads a block: 4 warps */
+constexpr int kCols = 4;                        /* columns a thread: one word of u8 */
+constexpr int kLendingLanes = 2;                /* a warp's outer lanes lend their words only */
+constexpr int kStoringLanes = kWarp - kLendingLanes;
+constexpr int kUnroll = 6;                      /* rows loaded before their passes run: a
+                                                   multiple of 3, so ring slots stay constant */
+constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior) */
+constexpr uint32_t kEdgeSegmentRows = 16;       /* and at the edges: few threads, short walks */
+constexpr unsigned kMaxGridY = 65535u;          /* hardware limit of gridDim.y */
+constexpr int kMaxXyPasses = (int)GS_INT_SUMS_XY_MAX_PASSES;
+static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
+static_assert(kMaxXyPasses <= 3 && kMaxXyPasses < kCols,
+              "a row's sums need at most one word either side, and 16-bit halves hold the "
+              "column levels below the last");
+static_assert(2 * kMaxXyPasses <= (int)GS_SHORT_DIV_PASSES,
+              "the edge kernel's passes all divide in two instructions");
+
+/* Rows and words of one launch. Rows are window rows; the output row t is stored at
+ * dst + (t - above) * dst_pitch. */
+struct XyArgs {
+    const char *src;
+    size_t src_pitch;
+    char *dst;
+    size_t dst_pitch;
+    uint32_t width;       /* samples a row */
+    uint32_t window_rows; /* rows of the window: its first and last are column ends */
+    uint32_t above;       /* window row of the first output row */
+    uint32_t t0, t1;      /* the launch's output rows [t0, t1), window rows */
+    uint32_t seg_rows;    /* output rows a segment */
+};
+
+/* ---- device helpers ---- */
+
+/* The word of samples [x, x + 4) of a row; x < width, so the word lies inside the row's
+ * pitch (a multiple of 16). Samples past the width are whatever the pitch holds: no pixel
+ * that is stored depends on them. */
+__device__ __forceinline__ uint32_t load_word(const char *row, uint32_t x)
+{
+    return __ldg((const uint32_t *)(row + x));
+}
+
+/*
+ * The K-pass row sums of a thread's 4 columns from its word b (samples 0..3), the word
+ * before, a (-4..-1), and the word after, c (4..7): q[0] holds columns 0 and 2 as halves, q[1]
+ * columns 1 and 3. Word P[k] pairs sample k with sample k + 2; a pass is the sum of three
+ * neighbouring words.
+ */
+template <int K>
+__device__ __forceinline__ void row_sums(uint32_t a, uint32_t b, uint32_t c, uint32_t (&q)[2])
+{
+    const uint32_t ea = even_bytes(a), oa = odd_bytes(a), eb = even_bytes(b), ob = odd_bytes(b);
+    const uint32_t ec = even_bytes(c), oc = odd_bytes(c);
+    /* P[-4 .. 4]: samples (-4, -2), (-3, -1), (-2, 0), (-1, 1), (0, 2), (1, 3), (2, 4),
+     * (3, 5), (4, 6); selector 0x5432 takes the high half of the first and the low half of
+     * the second */
+    const uint32_t p[9] = {ea, oa, __byte_perm(ea, eb, 0x5432u), __byte_perm(oa, ob, 0x5432u), eb,
+                           ob, __byte_perm(eb, ec, 0x5432u), __byte_perm(ob, oc, 0x5432u), ec};
+    uint32_t w[2 * K + 2]; /* P[-K .. K + 1] */
+#pragma unroll
+    for (int j = 0; j < 2 * K + 2; ++j) w[j] = p[j - K + 4];
+#pragma unroll
+    for (int pass = 1; pass <= K; ++pass) {
+        uint32_t left = w[pass - 1];
+#pragma unroll
+        for (int i = pass; i < 2 * K + 2 - pass; ++i) {
+            const uint32_t sum = left + w[i] + w[i + 1];
+            left = w[i];
+            w[i] = sum;
+        }
+    }
+    q[0] = w[K];
+    q[1] = w[K + 1];
+}
+
+/* round(N / 3^(2K)) from the word kMagic23Bits | N (the float 2^23 + N): gs_int_xy_round's
+ * three operations, the sample in the result's low byte. */
+__device__ __forceinline__ uint32_t round_xy(uint32_t magic_n, float inverse)
+{
+    const float n = __fsub_rn(__uint_as_float(magic_n), kMagic23);
+    return __float_as_uint(__fadd_rn(__fmul_rn(n, inverse), kMagic23));
+}
+
+/* A packed word's low or high half as kMagic23Bits | half. */
+__device__ __forceinline__ uint32_t magic_low(uint32_t w) { return __byte_perm(w, kMagic23Bits, 0x7610u); }
+__device__ __forceinline__ uint32_t magic_high(uint32_t w) { return __byte_perm(w, kMagic23Bits, 0x7632u); }
+
+/*
+ * The column levels of one thread. lv[j][slot] holds level j (0: the row sums) of the last
+ * three rows, packed; for K = 3 the level before the last is kept unpacked too (its halves
+ * reach 3^5 x 255, so three of them pass 2^16), in un[slot][column].
+ */
+template <int K> struct XyLevels {
+    static constexpr bool kSplit = 2 * K > 5; /* the last level is summed unpacked */
+    uint32_t lv[K][3][2];
+    uint32_t un[kSplit ? 3 : 1][4];
+};
+
+/* One input row u of a batch (u: its place in the batch) enters: its sums q become level 0,
+ * levels 1 .. K-1 advance, and the last level's row (K rows up) is rounded and returned in
+ * memory order. Slots are (u - j) mod 3: constants after unrolling. */
+template <int K>
+__device__ __forceinline__ uint32_t advance_levels(XyLevels<K> &s, const uint32_t (&q)[2], int u,
+                                                   float inverse)
+{
+    constexpr int base = 3 * (K + 2);
+    s.lv[0][u % 3][0] = q[0];
+    s.lv[0][u % 3][1] = q[1];
+#pragma unroll
+    for (int j = 1; j < K; ++j) {
+        const uint32_t *up = s.lv[j - 1][(u - j - 1 + base) % 3], *mid = s.lv[j - 1][(u - j + base) % 3];
+        const uint32_t *down = s.lv[j - 1][(u - j + 1 + base) % 3];
+        uint32_t *out = s.lv[j][(u - j + base) % 3];
+        out[0] = up[0] + mid[0] + down[0];
+        out[1] = up[1] + mid[1] + down[1];
+    }
+    uint32_t r[4]; /* columns 0 .. 3 */
+    if constexpr (XyLevels<K>::kSplit) {
+        /* level K - 1's new row unpacked, then level K from three unpacked rows */
+        const uint32_t *w = s.lv[K - 1][(u - (K - 1) + base) % 3];
+        uint32_t *un = s.un[(u - (K - 1) + base) % 3];
+        un[0] = w[0] & 0xffffu, un[2] = w[0] >> 16, un[1] = w[1] & 0xffffu, un[3] = w[1] >> 16;
+        const uint32_t *up = s.un[(u - K - 1 + base) % 3], *mid = s.un[(u - K + base) % 3];
+        const uint32_t *down = s.un[(u - K + 1 + base) % 3];
+#pragma unroll
+        for (int c = 0; c < 4; ++c) r[c] = round_xy(kMagic23Bits | (up[c] + mid[c] + down[c]), inverse);
+    } else {
+        const uint32_t *up = s.lv[K - 1][(u - K - 1 + base) % 3], *mid = s.lv[K - 1][(u - K + base) % 3];
+        const uint32_t *down = s.lv[K - 1][(u - K + 1 + base) % 3];
+        const uint32_t w0 = up[0] + mid[0] + down[0], w1 = up[1] + mid[1] + down[1];
+        r[0] = round_xy(magic_low(w0), inverse), r[2] = round_xy(magic_high(w0), inverse);
+        r[1] = round_xy(magic_low(w1), inverse), r[3] = round_xy(magic_high(w1), inverse);
+    }
+    return pack_low_bytes(r[0], r[1], r[2], r[3]);
+}
+
+/* 1 / 3^(2K) rounded to float. */
+template <int K> constexpr float kXyInverse = 1.0f / (float)(kPackedPow3<K> * kPackedPow3<K>);
+
+/* ---- kernels ---- */
+
+/*
+ * Words [1, word_end) of rows [t0, t1), every one of them at least K from both row ends and
+ * every row at least K from both window ends. Warp g's lane l holds word 30 g + l; lanes 1 to
+ * 30 store theirs.
+ */
+template <int K>
+__global__ void __launch_bounds__(kXyThreads)
+    xy_interior_kernel(XyArgs g, uint32_t word_end)
+{
+    const uint32_t lane = threadIdx.x % kWarp;
+    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+    const uint32_t word = warp * kStoringLanes + lane;
+    if (warp * kStoringLanes + 1 >= word_end) return; /* the whole warp: nothing to store */
+    const uint32_t x = word * kCols;
+    const bool loads = x < g.width;
+    const bool stores = lane >= 1 && lane <= (uint32_t)kStoringLanes && word < word_end;
+    for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
+        const uint32_t s0 = g.t0 + seg * g.seg_rows;
+        const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
+        const uint32_t w0 = s0 - K, w1 = s1 + K; /* inside the window: t0 >= K, t1 + K <= rows */
+        XyLevels<K> s = {};
+        for (uint32_t y = w0; y < w1; y += kUnroll) {
+            uint32_t in[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u)
+                in[u] = loads && y + u < w1 ? load_word(g.src + (size_t)(y + u) * g.src_pitch, x) : 0u;
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                const uint32_t yy = y + u;
+                if (yy >= w1) break; /* the same for the whole warp */
+                const uint32_t a = __shfl_up_sync(kFullMask, in[u], 1);
+                const uint32_t c = __shfl_down_sync(kFullMask, in[u], 1);
+                uint32_t q[2];
+                row_sums<K>(a, in[u], c, q);
+                const uint32_t out = advance_levels<K>(s, q, u, kXyInverse<K>);
+                /* level K's row yy - K needs input rows from yy - 2K: all entered once
+                 * yy - K >= s0 (and yy < w1 keeps it below s1) */
+                if (stores && yy >= s0 + K)
+                    *(uint32_t *)(g.dst + (size_t)(yy - K - g.above) * g.dst_pitch + x) = out;
+            }
+        }
+    }
+}
+
+/* Samples [x - 4, x + 8) of a row as floats (those outside the row 0): the thread's word and
+ * one either side. */
+__device__ __forceinline__ void load_span(const char *row, uint32_t x, uint32_t width, float (&v)[12])
+{
+    const uint32_t a = x >= (uint32_t)kCols ? load_word(row, x - kCols) : 0u;
+    const uint32_t b = load_word(row, x);
+    const uint32_t c = x + kCols < width ? load_word(row, x + kCols) : 0u;
+    const uint32_t words[3] = {a, b, c};
+#pragma unroll
+    for (int i = 0; i < 12; ++i) {
+        const long pos = (long)x - kCols + i;
+        v[i] = pos >= 0 && pos < (long)width ? byte_to_float(words[i / 4], (uint32_t)(i % 4)) : 0.0f;
+    }
+}
+
+/* The K row passes of the reference at columns x .. x + 3 from the samples around them: the
+ * three-term mean inside, the two-term mean at the row's ends, a one-sample row unchanged. */
+template <int K>
+__device__ __forceinline__ void row_passes_float(float (&v)[12], uint32_t x, uint32_t width, float (&out)[kCols])
+{
+#pragma unroll
+    for (int pass = 1; pass <= K; ++pass) {
+        float n[12];
+#pragma unroll
+        for (int i = 0; i < 12; ++i) n[i] = v[i];
+#pragma unroll
+        for (int i = kCols - K + pass; i < 2 * kCols + K - pass; ++i) {
+            const long pos = (long)x - kCols + i;
+            if (width == 1 || pos < 0 || pos >= (long)width) continue;
+            n[i] = pos == 0 ? gs_mean2(v[i], v[i + 1])
+                   : pos == (long)width - 1 ? gs_mean2(v[i - 1], v[i])
+                                            : ShortDivide::div3(sum3(v[i - 1], v[i], v[i + 1]));
+        }
+#pragma unroll
+        for (int i = 0; i < 12; ++i) v[i] = n[i];
+    }
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) out[c] = v[kCols + c];
+}
+
+/* Row t of a column level from the level before's rows t - 1, t, t + 1; window ends take the
+ * two-term mean (smooth_columns.cu's column_step). */
+__device__ __forceinline__ float column_mean(float up, float mid, float down, uint32_t t, uint32_t rows)
+{
+    if (rows == 1) return mid;
+    if (t == 0) return gs_mean2(mid, down);
+    if (t == rows - 1) return gs_mean2(up, mid);
+    return ShortDivide::div3(sum3(up, mid, down));
+}
+
+/*
+ * The float passes for the words first_word and run_base + 1, run_base + 2, ... (thread i of
+ * the launch takes word i == 0 ? first_word : run_base + i), rows [t0, t1) in segments of
+ * seg_rows, for any window: K row passes with the row's ends, K column passes with the
+ * window's ends, rounded once.
+ */
+template <int K>
+__global__ void __launch_bounds__(kXyThreads)
+    xy_edge_kernel(XyArgs g, uint32_t first_word, uint32_t run_base, uint32_t words)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= words) return;
+    const uint32_t x = (i == 0 ? first_word : run_base + i) * kCols;
+    if (x >= g.width) return;
+    const uint32_t rows = g.window_rows;
+    for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
+        const uint32_t s0 = g.t0 + seg * g.seg_rows;
+        const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
+        const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
+        const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
+        float lv[K + 1][3][kCols] = {};
+        /* walk until the last output row's level K is formed: input row s1 - 1 + K, or the
+         * window's last row; a step past w1 enters nothing (its row is never read as a value) */
+        for (uint32_t y = w0; y < s1 + K; y += 3) {
+#pragma unroll
+            for (int u = 0; u < 3; ++u) {
+                const uint32_t yy = y + u;
+                if (yy >= s1 + K) break;
+                if (yy < w1) {
+                    float span[12];
+                    load_span(g.src + (size_t)yy * g.src_pitch, x, g.width, span);
+                    row_passes_float<K>(span, x, g.width, lv[0][u]);
+                }
+#pragma unroll
+                for (int j = 1; j <= K; ++j) {
+                    constexpr int base = 3 * (K + 2);
+                    const float *up = lv[j - 1][(u - j - 1 + base) % 3], *mid = lv[j - 1][(u - j + base) % 3];
+                    const float *down = lv[j - 1][(u - j + 1 + base) % 3];
+                    float *out = lv[j][(u - j + base) % 3];
+                    const uint32_t t = yy - j; /* rows outside [w0, w1) are never used */
+#pragma unroll
+                    for (int c = 0; c < kCols; ++c) out[c] = column_mean(up[c], mid[c], down[c], t, rows);
+                }
+                const uint32_t t = yy - K;
+                if (yy >= w0 + K && t >= s0 && t < s1) {
+                    const float *r = lv[K][(u - K + 3 * K) % 3];
+                    uint8_t *p = (uint8_t *)(g.dst + (size_t)(t - g.above) * g.dst_pitch) + x;
+#pragma unroll
+                    for (int c = 0; c < kCols; ++c)
+                        if (x + c < g.width) p[c] = (uint8_t)ReciprocalFma::quantize(r[c], 255.0f);
+                }
+            }
+        }
+    }
+}
+
+/* ---- host launchers ---- */
+
+dim3 grid_of(uint32_t blocks_x, uint32_t t0, uint32_t t1, uint32_t seg_rows)
+{
+    const uint32_t segs = (t1 - t0 + seg_rows - 1) / seg_rows;
+    return dim3(blocks_x, segs < kMaxGridY ? segs : kMaxGridY);
+}
+
+/* The edge kernel over words {first_word} and run_base + 1 .. run_base + words - 1, rows [t0, t1). */
+template <int K>
+cudaError_t launch_edges(XyArgs g, uint32_t t0, uint32_t t1, uint32_t first_word, uint32_t run_base,
+                         uint32_t words, cudaStream_t stream)
+{
+    if (t0 >= t1 || words == 0) return cudaSuccess;
+    g.t0 = t0, g.t1 = t1, g.seg_rows = kEdgeSegmentRows;
+    xy_edge_kernel<K><<<grid_of((words + kXyThreads - 1) / kXyThreads, t0, t1, g.seg_rows), kXyThreads,
+                        0, stream>>>(g, first_word, run_base, words);
+    return cudaGetLastError();
+}
+
+/*
+ * The one-pass path for output rows [above, above + rows) of a window of window_rows rows:
+ * the interior kernel where it applies, the edge kernel for the rows within K of a window end
+ * and for the words within K of a row end.
+ */
+template <int K>
+cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
+{
+    const uint32_t o0 = g.above, o1 = g.above + rows, R = g.window_rows;
+    const uint32_t words = (g.width + kCols - 1) / kCols;
+    /* interior rows [t0, t1); none when the window is too short */
+    uint32_t t0 = o0 > (uint32_t)K ? o0 : (uint32_t)K;
+    uint32_t t1 = R >= (uint32_t)K && o1 > R - K ? R - K : o1;
+    if (t0 >= t1) t0 = t1 = o1;
+    /* interior words [1, word_end): word w holds columns 4w .. 4w + 3, all in [K, width - K) */
+    const uint32_t word_end = g.width >= (uint32_t)(2 * kCols + K) ? (g.width - K) / kCols : 1u;
+    cudaError_t e;
+    if ((e = launch_edges<K>(g, o0, t0, 0, 0, words, stream)) != cudaSuccess) return e;
+    if ((e = launch_edges<K>(g, t1, o1, 0, 0, words, stream)) != cudaSuccess) return e;
+    /* the row's first word, and its words from word_end on */
+    if ((e = launch_edges<K>(g, t0, t1, 0, word_end - 1, words - word_end + 1, stream)) != cudaSuccess)
+        return e;
+    if (t0 >= t1 || word_end <= 1) return cudaSuccess;
+    XyArgs in = g;
+    in.t0 = t0, in.t1 = t1, in.seg_rows = kInteriorSegmentRows;
+    const uint32_t warps = (word_end - 1 + kStoringLanes - 1) / kStoringLanes;
+    const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
+    xy_interior_kernel<K><<<grid_of(blocks, t0, t1, in.seg_rows), kXyThreads, 0, stream>>>(in, word_end);
+    return cudaGetLastError();
+}
+
+/* Whether the one-pass path takes this work. */
+bool one_pass(uint32_t bits, uint32_t out_bits, uint32_t iters)
+{
+    return bits == 8 && out_bits == 8 && iters >= 1 && iters <= (uint32_t)kMaxXyPasses;
+}
+
+/* Scratch of the two-step path: float32 rows, their launch chain, the columns' chain. */
+struct TwoStepScratch {
+    size_t rows_float, rows_chain, columns;
+    size_t total() const { return rows_float + rows_chain + columns; }
+};
+
+size_t piece(size_t bytes) { return gs_round_up(bytes, 256); }
+
+TwoStepScratch two_step_scratch(uint32_t width, uint32_t window_rows, uint32_t iters)
+{
+    TwoStepScratch s;
+    s.rows_float = piece(float_pitch(width) * (size_t)window_rows);
+    s.rows_chain = piece(gs_cuda_smooth_scratch_bytes(width, window_rows, iters));
+    s.columns = piece(gs_cuda_smooth_columns_scratch_bytes(width, window_rows, iters));
+    return s;
+}
+
+} /* namespace */
+
+extern "C" size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows,
+                                                  uint32_t bits, uint32_t out_bits, uint32_t iters)
+{
+    return one_pass(bits, out_bits, iters) ? 0 : two_step_scratch(width, window_rows, iters).total();
+}
+
+extern "C" cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst,
+                                         size_t dst_pitch, uint32_t width, uint32_t window_rows,
+                                         uint32_t above, uint32_t rows, uint32_t bits,
+                                         uint32_t out_bits, uint32_t iters, void *d_scratch,
+                                         size_t scratch_bytes, cudaStream_t stream)
+{
+    if (d_src == NULL || d_dst == NULL || width == 0 || rows == 0 || iters == 0 ||
+        iters > GS_MAX_ITERS || (bits != 8 && bits != 16 && bits != kKindFloat) ||
+        (out_bits != bits && out_bits != kKindFloat) || (uint64_t)above + rows > window_rows ||
+        src_pitch < (size_t)width * (bits / 8) || dst_pitch < (size_t)width * (out_bits / 8) ||
+        !aligned(d_src, src_pitch) || !aligned(d_dst, dst_pitch))
+        return cudaErrorInvalidValue;
+    if (one_pass(bits, out_bits, iters)) {
+        XyArgs g = {(const char *)d_src, src_pitch, (char *)d_dst, dst_pitch, width, window_rows,
+                    above, 0, 0, 0};
+        switch (iters) {
+        case 1: return smooth_xy_one_pass<1>(g, rows, stream);
+        case 2: return smooth_xy_one_pass<2>(g, rows, stream);
+        default: return smooth_xy_one_pass<3>(g, rows, stream);
+        }
+    }
+    const TwoStepScratch s = two_step_scratch(width, window_rows, iters);
+    if (d_scratch == NULL || !aligned(d_scratch, 0) || scratch_bytes < s.total()) return cudaErrorInvalidValue;
+    char *scr = (char *)d_scratch;
+    const size_t fpitch = float_pitch(width);
+    cudaError_t e = gs_cuda_smooth_rows_float(d_src, src_pitch, (float *)scr, fpitch, width, window_rows,
+                                              bits, iters, s.rows_chain ? scr + s.rows_float : NULL,
+                                              s.rows_chain, stream);
+    if (e != cudaSuccess) return e;
+    return gs_cuda_smooth_columns(scr, fpitch, kKindFloat, d_dst, dst_pitch, width, window_rows, above,
+                                  rows, bits, out_bits, iters,
+                                  s.columns ? scr + s.rows_float + s.rows_chain : NULL, s.columns,
+                                  stream);
+}
