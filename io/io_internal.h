@@ -230,6 +230,10 @@ gs_status gs_read_tiff_open(gs_reader *reader, uint64_t max_pixels, char *err,
 gs_status gs_read_webp_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size);
 gs_status gs_read_gif_open(gs_reader *reader, uint64_t max_pixels, char *err,
                            size_t err_size);
+/* cfitsio's process-wide set-up, once, before any FITS file is opened or created by any
+ * thread (fits_setup.c): cfitsio's status, 0 when it is ready. */
+int gs_fits_setup(void);
+
 /* The first 2-D image of a FITS file (the primary HDU, else the first image extension
  * that holds one), through cfitsio; read_fits.c. */
 gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err,

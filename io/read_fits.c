@@ -639,6 +639,8 @@ overflow:
 
 gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err, size_t err_size)
 {
+    const int setup = gs_fits_setup();
+    if (setup) return fits_failure(setup, "setting up cfitsio", err, err_size);
     gs_status rc = GS_OK;
     fits_image *im = calloc(1, sizeof *im); /* 8 KiB of axes: off the stack */
     fits_state *f = calloc(1, sizeof *f);

@@ -78,6 +78,8 @@ static int own_keyword(const char *card)
 static gs_status build_header(gs_writer *writer, fits_out *out, unsigned char **header, size_t *len,
                               char *err, size_t err_size)
 {
+    const int setup = gs_fits_setup();
+    if (setup) return fits_failure(setup, "setting up cfitsio", err, err_size);
     gs_status rc = GS_OK;
     int status = 0;
     /* Zeroed, and large enough that cfitsio need not grow it: cfitsio reads the header's
