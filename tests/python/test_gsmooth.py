@@ -421,6 +421,79 @@ def test_threads_share_the_module():
         np.testing.assert_array_equal(got, ref_smooth(img, 7, "xy"))
 
 
+# ---- float32 samples: IEEE passes, float64 integrals ----
+
+FLOAT_SPECIALS = np.array([np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.2e-38, -3e-39, 3.4e38, -3.4e38,
+                           -0.0, 0.0, 1e-30, 65504.0], np.float32)
+
+
+def float_samples(h, w):
+    """float32 samples with negatives, NaN, infinities, subnormals, huge and tiny values and
+    -0.0 scattered among noise, so every IEEE case meets the passes."""
+    a = (rng.standard_normal((h, w)) * 1000).astype(np.float32)
+    mask = rng.random((h, w)) < 0.05
+    a[mask] = rng.choice(FLOAT_SPECIALS, size=int(mask.sum()))
+    return a
+
+
+def float_passes(a, iters, axis):
+    """The reference's passes on float32 values, unrounded (tests/golden/reference.py)."""
+    with np.errstate(all="ignore"):
+        a = np.asarray(a, np.float32)
+        if "x" in axis:
+            a = reference.passes(a, iters)
+        if "y" in axis:
+            a = reference.passes(a.T, iters).T
+    return np.ascontiguousarray(a)
+
+
+def assert_same_bits(got, want):
+    """Equal bit for bit, every NaN as gsmooth stores it (the quiet NaN numpy makes too)."""
+    want = want.copy()
+    want[np.isnan(want)] = np.nan
+    bits = np.uint32 if want.dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(np.ascontiguousarray(got).view(bits), want.view(bits))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (9, 1), (2, 3), (37, 1031), (300, 257)])
+@pytest.mark.parametrize("iters", [0, 1, 3, 17])
+@pytest.mark.parametrize("axis", ["x", "y", "xy"])
+def test_smooth_float32(shape, iters, axis):
+    a = float_samples(*shape)
+    got = gsmooth.smooth(a, iters, axis)
+    assert got.dtype == np.float32 and got.shape == a.shape
+    assert_same_bits(got, float_passes(a, iters, axis))
+
+
+def test_smooth_float32_strided_view():
+    base = float_samples(120, 333)
+    a = base[7:100:3, 5:300:2]
+    assert_same_bits(gsmooth.smooth(a, 4, "xy"), float_passes(a, 4, "xy"))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("axis", ["x", "y", "xy"])
+def test_smooth_integers_to_float32(dtype, axis):
+    """dtype=float32: the unrounded passes of 8 or 16-bit samples."""
+    a = random_image(61, 203, dtype)
+    got = gsmooth.smooth(a, 5, axis, dtype=np.float32)
+    assert got.dtype == np.float32
+    assert_same_bits(got, float_passes(a.astype(np.float32), 5, axis))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 1), (1, 700), (45, 1031)])
+def test_integral_float32(shape):
+    """Rows summed left to right in float64, then down each column in order: np.cumsum."""
+    a = float_samples(*shape)
+    with np.errstate(all="ignore"):
+        rows = np.cumsum(a.astype(np.float64), axis=1)
+        table = np.cumsum(rows, axis=0)
+    got = gsmooth.integral(a, "rows")
+    assert got.dtype == np.float64
+    assert_same_bits(got, rows)
+    assert_same_bits(gsmooth.integral(a, "2d"), table)
+
+
 # ---- CUDA tensors through DLPack (torch) ----
 
 def cuda_torch():
@@ -447,6 +520,22 @@ def test_cuda_tensor_smooth(shape, iters, axis):
         got = gsmooth.smooth(t, iters, axis)
         assert isinstance(got, torch.Tensor) and str(got.device) == dev and got.dtype == torch.uint8
         np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, iters, axis))
+
+
+@pytest.mark.parametrize("iters, axis", [(0, "x"), (3, "x"), (3, "y"), (3, "xy"), (12, "xy")])
+def test_cuda_tensor_float32(iters, axis):
+    """float32 tensors in, float32 out (float64 integrals), the CPU's bits."""
+    torch = cuda_torch()
+    a = float_samples(513, 1001)
+    for dev in cuda_devices(torch):
+        t = torch.from_numpy(a).to(dev)
+        got = gsmooth.smooth(t, iters, axis)
+        assert isinstance(got, torch.Tensor) and str(got.device) == dev and got.dtype == torch.float32
+        assert_same_bits(got.cpu().numpy(), float_passes(a, iters, axis))
+        rows = gsmooth.integral(t, "rows")
+        assert rows.dtype == torch.float64
+        with np.errstate(all="ignore"):
+            assert_same_bits(rows.cpu().numpy(), np.cumsum(a.astype(np.float64), axis=1))
 
 
 @pytest.mark.parametrize("mode", ["rows", "2d"])
