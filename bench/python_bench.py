@@ -46,35 +46,31 @@ def line(what, ms, anchor=None, anchor_ms=None, target=""):
     print(text + (f"   target {target}" if target else ""), flush=True)
 
 
-def bench_host(n, rng):
-    a = photo_like(n, rng)
-    print(f"== numpy arrays, {n}x{n} u8, {gsmooth.backends()[0]['probe']}")
-    ms = median_ms(lambda: gsmooth.smooth(a, 3, backend="cpu"))
-    f = a.astype(np.float32)
+def peer_anchors(f, scipy_target=""):
+    """The peers' K=3 smoothing of float32 `f` along its rows, timed: scipy's
+    uniform_filter1d and OpenCV's blur, three times each, edges replicated."""
     anchors = []
     try:
         from scipy.ndimage import uniform_filter1d
-
-        def scipy3():
-            g = f
-            for _ in range(3):
-                g = uniform_filter1d(g, 3, axis=1, mode="nearest")
-            return g
-        anchors.append(("scipy uniform_filter1d x3", median_ms(scipy3, 5), ">= 20x"))
+        scipy3 = lambda g: uniform_filter1d(g, 3, axis=1, mode="nearest")
+        anchors.append(("scipy uniform_filter1d x3", median_ms(lambda: scipy3(scipy3(scipy3(f))), 5),
+                        scipy_target))
     except ImportError as e:
         print(f"scipy anchor skipped: {e}")
     try:
         import cv2
-
-        def cv3():
-            g = f
-            for _ in range(3):
-                g = cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
-            return g
-        anchors.append(("cv2.blur x3 (float32)", median_ms(cv3), ""))
+        blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
+        anchors.append(("cv2.blur x3 (float32)", median_ms(lambda: blur(blur(blur(f)))), ""))
     except ImportError as e:
         print(f"OpenCV anchor skipped: {e}")
-    for name, anchor_ms, target in anchors or [(None, None, "")]:
+    return anchors or [(None, None, "")]
+
+
+def bench_host(n, rng):
+    a = photo_like(n, rng)
+    print(f"== numpy arrays, {n}x{n} u8, {gsmooth.backends()[0]['probe']}")
+    ms = median_ms(lambda: gsmooth.smooth(a, 3, backend="cpu"))
+    for name, anchor_ms, target in peer_anchors(a.astype(np.float32), ">= 20x"):
         line(f"smooth K=3 {n}^2 (numpy in, numpy out)", ms, name, anchor_ms, target)
     ms = median_ms(lambda: gsmooth.integral(a, "rows", backend="cpu"))
     line(f"integral rows {n}^2", ms, "np.cumsum(axis=1, uint32)",
@@ -96,21 +92,7 @@ def bench_host_float(n, rng):
     f = science_like(n, rng)
     print(f"== numpy arrays, {n}x{n} float32")
     ms = median_ms(lambda: gsmooth.smooth(f, 3, backend="cpu"))
-    anchors = []
-    try:
-        from scipy.ndimage import uniform_filter1d
-        anchors.append(("scipy uniform_filter1d x3", median_ms(
-            lambda: uniform_filter1d(uniform_filter1d(uniform_filter1d(
-                f, 3, axis=1, mode="nearest"), 3, axis=1, mode="nearest"), 3, axis=1, mode="nearest"), 5), ""))
-    except ImportError as e:
-        print(f"scipy anchor skipped: {e}")
-    try:
-        import cv2
-        blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
-        anchors.append(("cv2.blur x3", median_ms(lambda: blur(blur(blur(f)))), ""))
-    except ImportError as e:
-        print(f"OpenCV anchor skipped: {e}")
-    for name, anchor_ms, target in anchors or [(None, None, "")]:
+    for name, anchor_ms, target in peer_anchors(f):
         line(f"smooth K=3 {n}^2 float32", ms, name, anchor_ms, target)
     ms = median_ms(lambda: gsmooth.integral(f, "rows", backend="cpu"))
     line(f"integral rows {n}^2 float32 -> float64", ms, "np.cumsum(axis=1, float64)",
