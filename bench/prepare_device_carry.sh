@@ -6,6 +6,10 @@
 # Run here, from the repository root, before a device call; bench/run_gpu.sh puts
 # .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
 # on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.
+# The tree itself is about 34 MB of the 64 MiB a call may carry, so a build (stripped
+# binaries of a -DCMAKE_CUDA_ARCHITECTURES=90-real build, about 30 MB) and .device travel
+# best compressed, e.g. `tar -cJf .devcarry/carry.tar.xz build-carry .device` (9 MB), the
+# call unpacking it first (`tar xJf .devcarry/carry.tar.xz`).
 set -eu
 dest=.device
 mkdir -p "$dest/lib" "$dest/include"
