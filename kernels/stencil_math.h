@@ -75,6 +75,16 @@ GS_HD float gs_div3_short(float s) { return fmaf(s, GS_DIV3_HI, s * GS_DIV3_LO);
  * registers_few_passes.cu; its rounding also in smooth_columns.cu).
  */
 #define GS_INT_SUMS_MAX_PASSES 4u
+
+/* The positions of [lo, hi) at least K from both ends of the run of `len` samples they lie
+ * in (a row, or a window's rows), where no pass reaches an end: [*i0, *i1), empty (*i0 >=
+ * *i1) where there is none. Every backend's integer sums (and the CUDA xy kernel's window)
+ * are taken there alone. */
+GS_HD void gs_int_sums_inner(long lo, long hi, long len, long k, long *i0, long *i1)
+{
+    *i0 = lo > k ? lo : k;
+    *i1 = hi < len - k ? hi : len - k;
+}
 /* 3^K, the divisor after K <= GS_INT_SUMS_MAX_PASSES passes. */
 #define GS_INT_SUMS_DIVISOR(k) ((k) == 1 ? 3u : (k) == 2 ? 9u : (k) == 3 ? 27u : 81u)
 

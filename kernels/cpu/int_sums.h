@@ -26,17 +26,11 @@ _Static_assert(GS_INT_SUMS_MAX_PASSES == 4, "GS_INT_WITH_PASSES names every pass
     } while (0)
 
 /* Where the integer sums stand in for the float passes: 8-bit samples rounded to 8 bits
- * (no float output), 1 <= K <= GS_INT_SUMS_MAX_PASSES, and only at positions of [lo, hi)
- * at least K from both ends of the run of `len` samples they lie in (a row, or a window's
- * rows): [*i0, *i1), which is empty (*i0 >= *i1) where none is. */
+ * (no float output), 1 <= K <= GS_INT_SUMS_MAX_PASSES, and only at the positions
+ * gs_int_sums_inner (stencil_math.h) gives. */
 static inline int gs_int_sums_apply(uint32_t bits, long k)
 {
     return bits == 8 && k >= 1 && k <= (long)GS_INT_SUMS_MAX_PASSES;
-}
-static inline void gs_int_sums_inner(long lo, long hi, long len, long k, long *i0, long *i1)
-{
-    *i0 = lo > k ? lo : k;
-    *i1 = hi < len - k ? hi : len - k;
 }
 
 /* The pass-at-a-time form (test_kernels checks the windows below against it): samples

@@ -363,9 +363,10 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
     constexpr auto kFloatWalk = columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
     if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
         const uint32_t o1 = above + out_rows;
-        const uint32_t t0 = above > (uint32_t)K ? above : (uint32_t)K;
-        const uint32_t t1 = rows >= (uint32_t)K && o1 > rows - K ? rows - K : o1;
-        if (t0 < t1) {
+        long i0, i1;
+        gs_int_sums_inner(above, o1, rows, K, &i0, &i1);
+        if (i0 < i1) {
+            const uint32_t t0 = (uint32_t)i0, t1 = (uint32_t)i1;
             char *d = (char *)dst;
             cudaError_t e;
             if ((e = launch_kernel<kFloatWalk>(src, src_pitch, d, dst_pitch, width, rows, above,

@@ -367,9 +367,9 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
     const uint32_t o0 = g.above, o1 = g.above + rows, R = g.window_rows;
     const uint32_t words = (g.width + kCols - 1) / kCols;
     /* interior rows [t0, t1); none when the window is too short */
-    uint32_t t0 = o0 > (uint32_t)K ? o0 : (uint32_t)K;
-    uint32_t t1 = R >= (uint32_t)K && o1 > R - K ? R - K : o1;
-    if (t0 >= t1) t0 = t1 = o1;
+    long i0, i1;
+    gs_int_sums_inner(o0, o1, R, K, &i0, &i1);
+    const uint32_t t0 = i0 < i1 ? (uint32_t)i0 : o1, t1 = i0 < i1 ? (uint32_t)i1 : o1;
     /* interior words [1, word_end): word w holds columns 4w .. 4w + 3, all in [K, width - K) */
     const uint32_t word_end = g.width >= (uint32_t)(2 * kCols + K) ? (g.width - K) / kCols : 1u;
     cudaError_t e;
