@@ -39,6 +39,11 @@ static inline void gs_store_be32(unsigned char *p, uint32_t v)
     p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
 }
 
+/* The PNG chunk CRC (ISO 3309, as zlib's crc32), continued from `crc` over n bytes, with
+ * ISA-L's carry-less-multiply code: several times zlib's speed, and both PNG readers' and
+ * the writer's IDAT chunks run it over every byte of the image data. */
+uint32_t gs_png_crc(uint32_t crc, const unsigned char *p, size_t n);
+
 /* Where a PNG's IHDR fields sit from the file's first byte (signature 8, chunk length 4,
  * type 4, then the chunk data), for both PNG readers' looks at the kept head. */
 #define GS_PNG_IHDR_TYPE_AT 12
@@ -84,8 +89,8 @@ void gs_row_to_gray(void *dst, const void *src, uint32_t width, unsigned channel
 
 /* ---- where a reader's bytes come from ---- */
 
-/* stdio buffer of an input or output file: stdio's own is one file-system block (4 KiB),
- * one system call each; 1 MiB makes a large image's reads and writes few. */
+/* stdio buffer of an output file: stdio's own is one file-system block (4 KiB), one system
+ * call each; 1 MiB makes a large image's writes few. (Inputs: source.c's own buffer.) */
 #define GS_FILE_BUFFER_BYTES ((size_t)1 << 20)
 
 /* Give a just-opened FILE a GS_FILE_BUFFER_BYTES buffer, kept in *owned for the caller to free
@@ -100,12 +105,11 @@ static inline void gs_file_buffer(FILE *fp, char **owned)
 }
 
 typedef struct gs_source {
-    FILE *fp;               /* a regular file: buffered, seekable; NULL otherwise */
-    char *fp_buffer;        /* fp's buffer (GS_FILE_BUFFER_BYTES), or NULL for stdio's own */
+    int file;               /* a regular file: read through `in`, seekable; -1 otherwise */
     int fd;                 /* a stream (pipe, FIFO, device): read front to back; -1 otherwise */
-    unsigned char *in;      /* the stream's read buffer */
+    unsigned char *in;      /* the file's or stream's read buffer */
     size_t in_pos, in_len;  /* its unread bytes: in[in_pos..in_len) */
-    int at_eof;             /* the stream ended */
+    int at_eof;             /* the file or stream ended */
     unsigned char *replay;  /* the stream's first bytes, kept so rewinding can give them again */
     size_t replay_len;      /* bytes kept */
     size_t replay_pos;      /* next kept byte to give; replay_len when reading new bytes */
@@ -118,8 +122,9 @@ typedef struct gs_source {
 
 /* The functions below are defined in source.c. */
 
-/* Open `path` for reading: a regular file (also as standard input) is read through stdio;
- * "-", pipes, FIFOs and devices are streams, read front to back in bounded memory. */
+/* Open `path` for reading: a regular file (also as standard input) is buffered and
+ * seekable; "-", pipes, FIFOs and devices are streams, read front to back in bounded
+ * memory. */
 gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err_size);
 
 /* A source over `size` bytes at `data` (borrowed: the caller frees it after closing). */
@@ -137,6 +142,9 @@ size_t gs_source_read_some(gs_source *src, void *buf, size_t n);
  * to n if a stream has them ready, never waiting for more: a stream whose writer stalls
  * after a short header is still judged on that header. */
 size_t gs_source_read_head(gs_source *src, void *buf, size_t n, size_t need);
+
+/* Offset of the next byte from the start of a regular file or memory; -1 for a stream. */
+int64_t gs_source_tell(gs_source *src);
 
 /* Skip n bytes forward; returns how many there were (fewer at the input's end). */
 size_t gs_source_skip(gs_source *src, size_t n);

@@ -210,10 +210,10 @@ static gs_status open_input(gs_reader *reader, uint64_t max_pixels, fits_state *
         return GS_OK;
     }
     int fd = -1;
-    if (src->fp) {
+    if (src->file >= 0) {
         struct stat sb;
-        fd = fileno(src->fp);
-        if (fd < 0 || fstat(fd, &sb) != 0)
+        fd = src->file;
+        if (fstat(fd, &sb) != 0)
             return gs_fail(err, err_size, GS_ERR_IO, "FITS: cannot read the file: %s", strerror(errno));
         *size = (uint64_t)sb.st_size;
     } else {

@@ -86,8 +86,8 @@ typedef struct decoder {
 } decoder;
 
 
-/* The PNG CRC (ISO 3309, as zlib's crc32) with ISA-L's carry-less-multiply code. */
-static uint32_t png_crc(uint32_t crc, const unsigned char *p, size_t n)
+/* The PNG CRC (io_internal.h; the writer's IDAT chunks take it too). */
+uint32_t gs_png_crc(uint32_t crc, const unsigned char *p, size_t n)
 {
     return crc32_gzip_refl(crc, p, n);
 }
@@ -120,12 +120,12 @@ static gs_status check_crc(decoder *dec, uint32_t crc, const unsigned char type[
 static gs_status skip_chunk(decoder *dec, const unsigned char type[4], uint32_t length,
                             unsigned char *scratch, char *err, size_t err_size, int *ok)
 {
-    uint32_t crc = png_crc(0, type, 4);
+    uint32_t crc = gs_png_crc(0, type, 4);
     while (length > 0) {
         size_t step = length < INPUT_BUFFER ? length : INPUT_BUFFER;
         gs_status rc = read_exact(dec, scratch, step, err, err_size);
         if (rc != GS_OK) return rc;
-        crc = png_crc(crc, scratch, step);
+        crc = gs_png_crc(crc, scratch, step);
         length -= (uint32_t)step;
     }
     return check_crc(dec, crc, type, err, err_size, ok);
@@ -170,12 +170,12 @@ static gs_status refill(decoder *dec, char *err, size_t err_size)
             return GS_OK;
         }
         dec->idat_left = length;
-        dec->idat_crc = png_crc(0, type, 4);
+        dec->idat_crc = gs_png_crc(0, type, 4);
     }
     size_t step = dec->idat_left < INPUT_BUFFER ? dec->idat_left : INPUT_BUFFER;
     gs_status rc = read_exact(dec, dec->in, step, err, err_size);
     if (rc != GS_OK) return rc;
-    dec->idat_crc = png_crc(dec->idat_crc, dec->in, step);
+    dec->idat_crc = gs_png_crc(dec->idat_crc, dec->in, step);
     dec->idat_left -= (uint32_t)step;
     dec->zs.next_in = dec->in;
     dec->zs.avail_in = (uint32_t)step;
@@ -478,7 +478,7 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
     if (gs_load_be32(buf + PNG_SIGNATURE_BYTES) != IHDR_BYTES)
         return gs_fail(err, err_size, GS_ERR_FORMAT, "invalid PNG: IHDR: invalid");
     int ok;
-    rc = check_crc(dec, png_crc(0, buf + GS_PNG_IHDR_TYPE_AT, 4 + IHDR_BYTES), buf + GS_PNG_IHDR_TYPE_AT, err, err_size, &ok);
+    rc = check_crc(dec, gs_png_crc(0, buf + GS_PNG_IHDR_TYPE_AT, 4 + IHDR_BYTES), buf + GS_PNG_IHDR_TYPE_AT, err, err_size, &ok);
     if (rc != GS_OK) return rc;
     rc = parse_ihdr(dec, buf + PNG_SIGNATURE_BYTES + CHUNK_HEADER_BYTES, max_pixels, err, err_size);
     if (rc != GS_OK) return rc;
@@ -491,7 +491,7 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
         if (rc != GS_OK) return rc;
         if (memcmp(type, "IDAT", 4) == 0) {
             dec->idat_left = length;
-            dec->idat_crc = png_crc(0, type, 4);
+            dec->idat_crc = gs_png_crc(0, type, 4);
             break;
         }
         if (memcmp(type, "IHDR", 4) == 0)
@@ -511,7 +511,7 @@ static gs_status read_header(decoder *dec, gs_image_info *info, uint64_t max_pix
             unsigned char entries[PNG_MAX_PALETTE * 3];
             rc = read_exact(dec, entries, length, err, err_size);
             if (rc != GS_OK) return rc;
-            rc = check_crc(dec, png_crc(png_crc(0, type, 4), entries, length), type, err, err_size, &ok);
+            rc = check_crc(dec, gs_png_crc(gs_png_crc(0, type, 4), entries, length), type, err, err_size, &ok);
             if (rc != GS_OK) return rc;
             have_plte = 1;
             if (palette_image) memcpy(dec->palette, entries, length);

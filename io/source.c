@@ -1,7 +1,7 @@
 /* source.c: where a reader's bytes come from: a file, a stream or memory. */
-/* A regular file is buffered and seekable; a stream (standard input, a pipe, a FIFO, a
- * device) is read front to back in bounded memory, its first bytes kept so detection can
- * read them again; or a buffer in memory. */
+/* A regular file is read with read(2) through a buffer and is seekable; a stream (standard
+ * input, a pipe, a FIFO, a device) is read front to back in bounded memory, its first bytes
+ * kept so detection can read them again; or a buffer in memory. */
 
 #include "io_internal.h"
 
@@ -13,8 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Bytes one read(2) of a stream asks for. */
-#define STREAM_BUFFER_SIZE ((size_t)64 << 10)
+/* Bytes one read(2) into a file's or a stream's buffer asks for. A read of at least this
+ * many bytes with nothing buffered goes straight into the caller's memory: one copy out of
+ * the page cache, not two (stdio's buffer did two, ~10% of the fast PNG reader's inflating
+ * thread on a gigapixel file: docs/performance.md). */
+#define SOURCE_BUFFER_SIZE ((size_t)64 << 10)
 /* A stream's first bytes kept for rewinding: detection reads 32 and goes back; stb_image
  * reads a header (a few hundred bytes) twice before decoding. Going back further is
  * refused: memory stays bounded whatever the input's size. */
@@ -34,8 +37,12 @@ static void remember(gs_source *src, const unsigned char *bytes, size_t n)
     if (keep < n) src->replay_full = 1;
 }
 
-/* A stream: bytes being replayed, else what its buffer holds, else one read(2). */
-static size_t stream_read_some(gs_source *src, unsigned char *buf, size_t n)
+/* The descriptor a file or a stream is read from. */
+static int source_fd(const gs_source *src) { return src->file >= 0 ? src->file : src->fd; }
+
+/* A file or a stream: bytes being replayed (streams only), else what the buffer holds,
+ * else one read(2), into the buffer or, for a large read, straight into `buf`. */
+static size_t buffered_read_some(gs_source *src, unsigned char *buf, size_t n)
 {
     if (src->replay_pos < src->replay_len) {
         size_t take = src->replay_len - src->replay_pos < n ? src->replay_len - src->replay_pos : n;
@@ -45,13 +52,18 @@ static size_t stream_read_some(gs_source *src, unsigned char *buf, size_t n)
     }
     if (src->in_pos == src->in_len) {
         if (src->at_eof || src->read_errno) return 0;
+        const int direct = n >= SOURCE_BUFFER_SIZE;
         ssize_t got;
-        do got = read(src->fd, src->in, STREAM_BUFFER_SIZE);
+        do got = read(source_fd(src), direct ? buf : src->in, direct ? n : SOURCE_BUFFER_SIZE);
         while (got < 0 && errno == EINTR);
         if (got <= 0) {
             if (got < 0) src->read_errno = errno;
             else src->at_eof = 1;
             return 0;
+        }
+        if (direct) {
+            if (src->fd >= 0) remember(src, buf, (size_t)got);
+            return (size_t)got;
         }
         src->in_pos = 0;
         src->in_len = (size_t)got;
@@ -59,25 +71,19 @@ static size_t stream_read_some(gs_source *src, unsigned char *buf, size_t n)
     size_t take = src->in_len - src->in_pos < n ? src->in_len - src->in_pos : n;
     memcpy(buf, src->in + src->in_pos, take);
     src->in_pos += take;
-    remember(src, buf, take);
+    if (src->fd >= 0) remember(src, buf, take);
     return take;
 }
 
 size_t gs_source_read_some(gs_source *src, void *buf, size_t n)
 {
     if (n == 0) return 0;
-    if (src->fd >= 0) return stream_read_some(src, buf, n);
-    if (!src->fp) {
-        size_t left = src->size - src->pos;
-        if (n > left) n = left;
-        memcpy(buf, src->data + src->pos, n);
-        src->pos += n;
-        return n;
-    }
-    errno = 0;
-    size_t got = fread(buf, 1, n, src->fp); /* a regular file: short only at its end */
-    if (got < n && ferror(src->fp)) src->read_errno = errno ? errno : EIO;
-    return got;
+    if (src->fd >= 0 || src->file >= 0) return buffered_read_some(src, buf, n);
+    size_t left = src->size - src->pos;
+    if (n > left) n = left;
+    memcpy(buf, src->data + src->pos, n);
+    src->pos += n;
+    return n;
 }
 
 size_t gs_source_read(gs_source *src, void *buf, size_t n)
@@ -112,18 +118,39 @@ size_t gs_source_read_head(gs_source *src, void *buf, size_t n, size_t need)
     return done;
 }
 
+/* Where a file's next byte is: the descriptor's offset less what the buffer still holds. */
+static off_t file_position(const gs_source *src)
+{
+    off_t at = lseek(src->file, 0, SEEK_CUR);
+    return at < 0 ? at : at - (off_t)(src->in_len - src->in_pos);
+}
+
+/* Move a file's next byte to `at`, dropping what the buffer holds. */
+static int file_seek(gs_source *src, off_t at)
+{
+    src->in_pos = src->in_len = 0;
+    src->at_eof = 0;
+    return lseek(src->file, at, SEEK_SET) == at ? 0 : -1;
+}
+
+int64_t gs_source_tell(gs_source *src)
+{
+    if (src->file >= 0) return (int64_t)file_position(src);
+    return src->fd >= 0 ? -1 : (int64_t)src->pos;
+}
+
 size_t gs_source_skip(gs_source *src, size_t n)
 {
-    if (src->fp && src->fd < 0) { /* a regular file: seek, but never past its end */
+    if (src->file >= 0) { /* a regular file: seek, but never past its end */
         struct stat sb;
-        long here = ftell(src->fp);
-        if (here < 0 || fstat(fileno(src->fp), &sb) != 0) return 0;
+        const off_t here = file_position(src);
+        if (here < 0 || fstat(src->file, &sb) != 0) return 0;
         size_t left = sb.st_size > here ? (size_t)(sb.st_size - here) : 0;
         size_t step = n < left ? n : left;
-        if (fseek(src->fp, (long)step, SEEK_CUR) != 0) return 0;
+        if (file_seek(src, here + (off_t)step) != 0) return 0;
         return step;
     }
-    if (!src->fp && src->fd < 0) { /* memory */
+    if (src->fd < 0) { /* memory */
         size_t step = n < src->size - src->pos ? n : src->size - src->pos;
         src->pos += step;
         return step;
@@ -140,23 +167,19 @@ size_t gs_source_skip(gs_source *src, size_t n)
 
 int gs_source_at_end(gs_source *src)
 {
-    if (src->fd >= 0) {
+    if (src->fd >= 0 || src->file >= 0) {
         if (src->replay_pos < src->replay_len || src->in_pos < src->in_len) return 0;
         const size_t kept = src->replay_len;
         const int was_full = src->replay_full;
         unsigned char c;
-        if (stream_read_some(src, &c, 1) == 0) return 1;
+        if (buffered_read_some(src, &c, 1) == 0) return 1;
         /* Give the byte back: it sits at the front of the buffer just filled. */
         src->in_pos--;
         src->replay_len = src->replay_pos = kept;
         src->replay_full = was_full;
         return 0;
     }
-    if (!src->fp) return src->pos >= src->size;
-    int c = getc(src->fp);
-    if (c == EOF) return 1;
-    ungetc(c, src->fp);
-    return 0;
+    return src->pos >= src->size;
 }
 
 gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size)
@@ -169,11 +192,11 @@ gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size)
         src->replay_pos = 0;
         return GS_OK;
     }
-    if (!src->fp) {
+    if (src->file < 0) {
         src->pos = 0;
         return GS_OK;
     }
-    if (fseek(src->fp, 0, SEEK_SET) != 0)
+    if (file_seek(src, 0) != 0)
         return gs_fail(err, err_size, GS_ERR_IO, "cannot seek: %s", strerror(errno));
     return GS_OK;
 }
@@ -181,20 +204,21 @@ gs_status gs_source_rewind(gs_source *src, char *err, size_t err_size)
 void gs_source_from_memory(gs_source *src, unsigned char *data, size_t size)
 {
     memset(src, 0, sizeof *src);
-    src->fd = -1;
+    src->fd = src->file = -1;
     src->data = data;
     src->size = size;
 }
 
-/* A stream on `fd` (owned: closed with the source). */
-static gs_status stream_open(int fd, gs_source *src, char *err, size_t err_size)
+/* A regular file or a stream on `fd` (owned: closed with the source). */
+static gs_status buffered_open(int fd, int regular, gs_source *src, char *err, size_t err_size)
 {
-    src->in = malloc(STREAM_BUFFER_SIZE);
+    src->in = malloc(SOURCE_BUFFER_SIZE);
     if (!src->in) {
         close(fd);
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
     }
-    src->fd = fd;
+    if (regular) src->file = fd;
+    else src->fd = fd;
     return GS_OK;
 }
 
@@ -205,7 +229,7 @@ gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err
     int fd;
 
     memset(src, 0, sizeof *src);
-    src->fd = -1;
+    src->fd = src->file = -1;
     /* Standard input is a duplicate, so closing the source leaves descriptor 0 alone. */
     fd = strcmp(path, "-") == 0 ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return gs_fail(err, err_size, GS_ERR_IO, "cannot open: %s", strerror(errno));
@@ -218,18 +242,9 @@ gs_status gs_source_open(const char *path, gs_source *src, char *err, size_t err
         rc = gs_fail(err, err_size, GS_ERR_IO, "is a directory, not an image file");
         goto cleanup;
     }
-    if (!S_ISREG(sb.st_mode)) { /* pipe, FIFO, device, socket: front to back */
-        rc = stream_open(fd, src, err, err_size);
-        fd = -1;
-        goto cleanup;
-    }
-    src->fp = fdopen(fd, "rb");
-    if (!src->fp) {
-        rc = gs_fail(err, err_size, GS_ERR_IO, "cannot open: %s", strerror(errno));
-        goto cleanup;
-    }
-    fd = -1; /* the FILE owns it now */
-    gs_file_buffer(src->fp, &src->fp_buffer);
+    /* A pipe, FIFO, device or socket is a stream: front to back. */
+    rc = buffered_open(fd, S_ISREG(sb.st_mode), src, err, err_size);
+    fd = -1;
 
 cleanup:
     if (fd >= 0) close(fd);
@@ -238,11 +253,10 @@ cleanup:
 
 void gs_source_close(gs_source *src)
 {
-    if (src->fp) fclose(src->fp);
-    free(src->fp_buffer); /* after fclose, which may still use it */
+    if (src->file >= 0) close(src->file);
     if (src->fd >= 0) close(src->fd);
     free(src->in);
     free(src->replay);
     memset(src, 0, sizeof *src);
-    src->fd = -1;
+    src->fd = src->file = -1;
 }

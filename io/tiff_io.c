@@ -161,11 +161,11 @@ gs_status gs_tiff_input_open(gs_source *src, uint64_t spool_limit, gs_tiff_input
         in->size = src->size - src->pos;
         return GS_OK;
     }
-    if (src->fp) {
+    if (src->file >= 0) {
         struct stat sb;
-        const int fd = fileno(src->fp);
-        const off_t at = ftello(src->fp);
-        if (fd < 0 || at < 0 || fstat(fd, &sb) != 0)
+        const int fd = src->file;
+        const int64_t at = gs_source_tell(src);
+        if (at < 0 || fstat(fd, &sb) != 0)
             return gs_fail(err, err_size, GS_ERR_IO, "cannot read the TIFF file: %s", strerror(errno));
         in->fd = fd;
         in->base = at;

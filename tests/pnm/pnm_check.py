@@ -23,8 +23,8 @@ import imagegen  # noqa: E402
 from image_files import read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
-# The reader's buffer sizes (io/source.c STREAM_BUFFER_SIZE and STREAM_REPLAY_MAX,
-# io/read_pnm.c PNM_TEXT_CHUNK, io/io_internal.h GS_FILE_BUFFER_BYTES).
+# The reader's buffer sizes (io/source.c SOURCE_BUFFER_SIZE, a file's and a stream's
+# alike, and STREAM_REPLAY_MAX; io/read_pnm.c PNM_TEXT_CHUNK), and a file of 16 buffers.
 STREAM_BUFFER = 64 << 10
 TEXT_CHUNK = 64 << 10
 FILE_BUFFER = 1 << 20
@@ -186,7 +186,7 @@ def boundary_cases(rng):
     black = rng.integers(0, 2, (3, STREAM_BUFFER + 1), dtype=np.uint8)
     out.append(("p4_rows_of_65537_pixels", header(b"P4", STREAM_BUFFER + 1, 3) + pbm_bits(black),
                 np.where(black == 1, 0, 255).astype(np.int64), 8))
-    # Whole files of 1 MiB - 1, 1 MiB and 1 MiB + 1 bytes (the stdio buffer): a comment pads
+    # Whole files of 1 MiB - 1, 1 MiB and 1 MiB + 1 bytes (16 read buffers): a comment pads
     # the header so the raster ends one byte before, on, or one byte after the boundary.
     w, h = 1024, 1023
     a = rng.integers(0, 256, (h, w), dtype=np.uint8)

@@ -6,8 +6,8 @@ byte across each edge, through a file and through a pipe, against PIL's pixels.
 
 usage: reader_boundaries.py GSMOOTH
 
-The buffers: JPEG_INPUT_BUFFER and the stream buffer (64 KiB each: read_jpeg.c, source.c),
-the stdio buffer of a regular file (1 MiB, GS_FILE_BUFFER_BYTES). Padding that decoders
+The buffers: JPEG_INPUT_BUFFER and the read buffer of a file or a stream (64 KiB each:
+read_jpeg.c, source.c's SOURCE_BUFFER_SIZE), and 1 MiB, sixteen of them. Padding that decoders
 skip (JPEG COM segments, a PSD image resource) moves the image data so that an edge falls
 just before, on and just after: the file's end (the JPEG end marker split over two
 buffers), the start of the JPEG scan header, and the PSD pixel data's first byte.
