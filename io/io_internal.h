@@ -267,6 +267,9 @@ typedef struct gs_out_file {
     char *path;     /* final path (a symlink's target); NULL for stdout */
     char *tmp_path; /* temporary file, unlinked unless renamed; NULL for stdout */
     int tmp_slot;   /* tmp_path's slot in the signal cleanup table + 1 (temp_files.h); 0: none */
+    uint64_t put_bytes;      /* bytes given to gs_out_file_put */
+    uint64_t writeback_at;   /* put_bytes at which to start the kernel's write-out again */
+    uint64_t writeback_from; /* file offset up to which write-out was started */
 } gs_out_file;
 
 /* Check the target (not a directory, device or FIFO) and create the temporary file. */

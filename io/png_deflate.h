@@ -17,6 +17,9 @@
  */
 typedef struct gs_deflate gs_deflate;
 
+/* Nice added to each worker thread on Linux (png_deflate.c says why). */
+#define GS_DEFLATE_WORKER_NICE 10
+
 /* Receives each finished piece of the zlib stream, in stream order, as up to three spans
  * that follow each other: `head` (the zlib header, before the first piece only), `body`
  * (deflated data) and `tail` (the Adler-32, after the last piece only); empty spans have
