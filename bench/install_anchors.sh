@@ -7,6 +7,9 @@
 # hyperfine (medians), python3-numpy (the input generator); python3-dask, -distributed and
 # python3-scipy for bench/dask_bench.py, with dask-image from PyPI (not in Debian 12) in a
 # virtual environment that sees the system's packages: /opt/gsmooth-bench-venv.
+# With DASK=pypi it also makes /opt/gsmooth-bench-venv-pypi: current dask, distributed,
+# dask-image, scipy, numpy and zarr from PyPI, for the same bench on the dask people
+# install today.
 set -eu
 if [ "${CI:-}" = "true" ]; then
     echo "install_anchors.sh: refusing to run under CI (benchmark anchors only)" >&2
@@ -22,3 +25,7 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends 
 # dask-image pinned (2023.3.0, which runs on Debian 12's dask 2022.12); its filters
 # need only dask, numpy and scipy, all from the system.
 /opt/gsmooth-bench-venv/bin/pip install --quiet --no-deps dask-image==2023.3.0
+if [ "${DASK:-}" = "pypi" ]; then
+    /usr/bin/python3 -m venv /opt/gsmooth-bench-venv-pypi
+    /opt/gsmooth-bench-venv-pypi/bin/pip install --quiet "dask[array,distributed]" dask-image scipy numpy zarr
+fi
