@@ -18,6 +18,8 @@
  * the page cache, not two (stdio's buffer did two, ~10% of the fast PNG reader's inflating
  * thread on a gigapixel file: docs/performance.md). */
 #define SOURCE_BUFFER_SIZE ((size_t)64 << 10)
+/* The most one read(2) asks for: some systems refuse counts past INT_MAX; callers loop. */
+#define READ_MAX ((size_t)1 << 30)
 /* A stream's first bytes kept for rewinding: detection reads 32 and goes back; stb_image
  * reads a header (a few hundred bytes) twice before decoding. Going back further is
  * refused: memory stays bounded whatever the input's size. */
@@ -53,8 +55,9 @@ static size_t buffered_read_some(gs_source *src, unsigned char *buf, size_t n)
     if (src->in_pos == src->in_len) {
         if (src->at_eof || src->read_errno) return 0;
         const int direct = n >= SOURCE_BUFFER_SIZE;
+        const size_t want = !direct ? SOURCE_BUFFER_SIZE : n < READ_MAX ? n : READ_MAX;
         ssize_t got;
-        do got = read(source_fd(src), direct ? buf : src->in, direct ? n : SOURCE_BUFFER_SIZE);
+        do got = read(source_fd(src), direct ? buf : src->in, want);
         while (got < 0 && errno == EINTR);
         if (got <= 0) {
             if (got < 0) src->read_errno = errno;
