@@ -208,15 +208,15 @@ static int isal_piece(compressor *c, piece *p)
     }
 }
 
-/* Nice added to each deflate worker (Linux: per thread). A decode feeding this stream has
- * one serial stage, the PNG reader's inflating thread; every thread of the run shares the
+/* Why GS_DEFLATE_WORKER_NICE is added to each deflate worker (Linux: per thread): a decode
+ * feeding this stream has one serial stage, the PNG reader's inflating thread; every thread of the run shares the
  * cores, and while workers outnumbered the free cores that thread got about 0.66 of one
  * (the 32768^2 mosaic on 2 cores). Queued pieces can wait a moment; with the workers
  * yielding, the run took 4.04-4.35 s instead of 4.40-4.53 (docs/performance.md). Other
  * processes see the workers yield too, which suits a batch on a shared node. */
-#define WORKER_NICE GS_DEFLATE_WORKER_NICE
 
-/* Lower this worker thread's priority by WORKER_NICE; a failure changes nothing else. */
+/* Lower this worker thread's priority by GS_DEFLATE_WORKER_NICE; a failure changes nothing
+ * else. */
 static void lower_worker_priority(void)
 {
 #if defined(__linux__)
@@ -224,7 +224,7 @@ static void lower_worker_priority(void)
     errno = 0;
     const int now = getpriority(PRIO_PROCESS, tid);
     if (now == -1 && errno != 0) return;
-    (void)setpriority(PRIO_PROCESS, tid, now + WORKER_NICE);
+    (void)setpriority(PRIO_PROCESS, tid, now + GS_DEFLATE_WORKER_NICE);
 #endif
 }
 

@@ -27,10 +27,10 @@
 /* Bytes skipped per read when skipping forward in a stream. */
 #define SKIP_CHUNK ((size_t)4 << 10)
 
-/* Keep what a stream just delivered while the replay has room. */
+/* Keep what a stream just delivered while the replay has room (a file seeks instead). */
 static void remember(gs_source *src, const unsigned char *bytes, size_t n)
 {
-    if (src->replay_full || n == 0) return;
+    if (src->fd < 0 || src->replay_full || n == 0) return;
     size_t keep = STREAM_REPLAY_MAX - src->replay_len < n ? STREAM_REPLAY_MAX - src->replay_len : n;
     if (!src->replay && !(src->replay = malloc(STREAM_REPLAY_MAX))) keep = 0;
     if (keep) memcpy(src->replay + src->replay_len, bytes, keep);
@@ -65,7 +65,7 @@ static size_t buffered_read_some(gs_source *src, unsigned char *buf, size_t n)
             return 0;
         }
         if (direct) {
-            if (src->fd >= 0) remember(src, buf, (size_t)got);
+            remember(src, buf, (size_t)got);
             return (size_t)got;
         }
         src->in_pos = 0;
@@ -74,7 +74,7 @@ static size_t buffered_read_some(gs_source *src, unsigned char *buf, size_t n)
     size_t take = src->in_len - src->in_pos < n ? src->in_len - src->in_pos : n;
     memcpy(buf, src->in + src->in_pos, take);
     src->in_pos += take;
-    if (src->fd >= 0) remember(src, buf, take);
+    remember(src, buf, take);
     return take;
 }
 
