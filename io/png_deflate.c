@@ -213,7 +213,8 @@ static int isal_piece(compressor *c, piece *p)
  * thread of the run shares the cores, and while workers outnumbered the free cores that
  * thread got about 0.66 of one (the 32768^2 mosaic on 2 cores). Queued pieces can wait a
  * moment; with the workers yielding, the run took 4.04-4.35 s instead of 4.40-4.53
- * (docs/performance.md). Other processes see the workers yield too, which suits a batch on a shared node. */
+ * (docs/performance.md). Other processes see the workers yield too, which suits a batch
+ * on a shared node. */
 
 /* Lower this worker thread's priority by GS_DEFLATE_WORKER_NICE; a failure changes nothing
  * else. */
