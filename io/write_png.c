@@ -12,9 +12,9 @@
  * Why not libpng's row writer: it filters and deflates on the caller's thread, one row at a
  * time, and offers no way to hand it IDAT data compressed elsewhere. libpng still writes
  * the container: signature and IHDR (png_write_info) and IEND (png_write_chunk), with
- * their CRCs; put_idat frames the IDAT chunks. Its default (all five filters tried per row, zlib level 6) took nearly all of an end-to-end
- * run (docs/performance.md, "Choices the code makes"). Each piece of the deflate stream
- * becomes one IDAT chunk.
+ * their CRCs; put_idat frames the IDAT chunks. Its default (all five filters tried per
+ * row, zlib level 6) took nearly all of an end-to-end run (docs/performance.md, "Choices
+ * the code makes"). Each piece of the deflate stream becomes one IDAT chunk.
  */
 
 /* PNG row filter types (PNG specification, section 9.2). */

@@ -73,7 +73,8 @@ static collected deflate_with(unsigned threads, int counts[40])
     collected out = {NULL, 0};
     char err[256];
     gs_deflate *d = NULL;
-    ck_assert_int_eq(gs_deflate_open(2, threads, APPEND, collect, &out, &d, err, sizeof err), GS_OK);
+    ck_assert_int_eq(gs_deflate_open(2, threads, APPEND, collect, &out, &d, err, sizeof err),
+                     GS_OK);
     unsigned x = 12345;
     for (unsigned a = 0; a < APPENDS; a++) {
         unsigned char *p = gs_deflate_reserve(d, APPEND);
@@ -107,7 +108,8 @@ START_TEST(workers_yield_and_bytes_stay)
     ck_assert(!(base == -1 && errno));
     int counts[40];
     collected many = deflate_with(WORKERS, counts);
-    ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)), base); /* the caller's stays */
+    /* The caller's own priority stays. */
+    ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)), base);
     const int lowered = base + GS_DEFLATE_WORKER_NICE > 19 ? 19 : base + GS_DEFLATE_WORKER_NICE;
     ck_assert_msg(counts[lowered + 20] == (int)WORKERS,
                   "%d of %u workers at nice %d (the caller at %d)", counts[lowered + 20], WORKERS,
