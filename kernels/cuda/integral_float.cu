@@ -37,7 +37,8 @@ constexpr int kRowWarps = 4;          /* warps taking a row group's tiles in tur
 constexpr int kRowThreads = kRowWarps * kWarp;
 constexpr int kColumnThreads = 256;
 constexpr int kColumnBatch = 16;      /* rows a column thread loads ahead of its adds */
-static_assert(kRowWarps * kWarp * kTileStride * sizeof(double) + kWarp * sizeof(double) <=
+static_assert(kRowWarps * kWarp * kTileStride * sizeof(double) +
+                      kRowWarps * 2 * kWarp * sizeof(double) <=
                   48u * 1024u,
               "the tiles and the row sums fit a block's static shared memory");
 
@@ -50,19 +51,22 @@ __device__ __forceinline__ double canonical_f64(double v)
 
 /* The hand-over of the row sums from the warp that scanned tile t - 1 to the warp of tile t:
  * named barrier 1 + (the receiving warp), of the two warps' threads (barrier 0 is
- * __syncthreads'). The sender arrives without waiting and the receiver waits, which orders
- * the sender's writes of s_sums before the receiver's reads (a barrier's memory ordering);
- * a sender cannot arrive twice before the receiver has waited, since its next tile for that
- * receiver needs the sums of every tile between. */
+ * __syncthreads'). Both warps wait (bar.sync), so every write of a hand-over slot and every
+ * read of it are separated by a barrier that the writer and the reader both take part in:
+ * the sender's write before the receiver's read by this hand-over, and the receiver's read
+ * before the sender's next write to that slot by the hand-over between them (slots alternate
+ * by round, see float_rows_kernel). An arriving sender that did not wait was ordered only
+ * through the other warps' hand-overs, which compute-sanitizer's racecheck does not follow
+ * and reported as hazards. The waits never cycle: tile t's hand-over involves only the warps
+ * of tiles t - 1 and t, whose earlier hand-overs belong to earlier tiles. The two warps wait
+ * at different instructions, so the barrier is the non-aligned form (barrier.sync): the
+ * aligned bar.sync promises one instruction for all, and synccheck reported its use here
+ * as divergence. */
 constexpr int kHandOverThreads = 2 * kWarp;
 static_assert(1 + kRowWarps <= 16, "the hand-over barriers fit the 16 a block has");
-__device__ __forceinline__ void hand_over_send(uint32_t to_warp)
+__device__ __forceinline__ void hand_over(uint32_t receiving_warp)
 {
-    asm volatile("bar.arrive %0, %1;" ::"r"(1u + to_warp), "r"(kHandOverThreads) : "memory");
-}
-__device__ __forceinline__ void hand_over_wait(uint32_t my_warp)
-{
-    asm volatile("bar.sync %0, %1;" ::"r"(1u + my_warp), "r"(kHandOverThreads) : "memory");
+    asm volatile("barrier.sync %0, %1;" ::"r"(1u + receiving_warp), "r"(kHandOverThreads) : "memory");
 }
 
 /* A float64 addition rounded to nearest even, never contracted with anything. */
@@ -73,27 +77,27 @@ __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(
 /*
  * Integral rows of float32 samples in float64. A warp's tile rows are 33 doubles apart: the
  * scan's 8-byte reads of 16 lanes down one column (lane l at row l) meet distinct banks, as
- * the staging's reads and writes along one row do. s_sums holds the rows' running sums
- * between tiles: the warp that scanned tile t writes them and hands them over to the warp
- * of tile t + 1 (hand_over_send / hand_over_wait). A block past the strip's last row
- * returns before its first barrier.
+ * the staging's reads and writes along one row do. The rows' running sums go between tiles
+ * through s_sums[w][round % 2]: written by warp w after its tile of that round, read by warp
+ * w + 1 after the hand-over (hand_over). Two slots a warp make the receiver's read and the
+ * sender's next write of one slot a whole round apart, with a hand-over of the two warps
+ * between. A block past the strip's last row returns before its first barrier.
  */
 __global__ void __launch_bounds__(kRowThreads)
     float_rows_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                       uint32_t width, uint32_t rows)
 {
     __shared__ double s_tile[kRowWarps][kWarp][kTileStride];
-    __shared__ double s_sums[kWarp];
+    __shared__ double s_sums[kRowWarps][2][kWarp];
     const uint32_t warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
     const uint64_t row0 = (uint64_t)blockIdx.x * kWarp;
     if (row0 >= rows) return;
     const uint32_t n = rows - row0 < (uint64_t)kWarp ? (uint32_t)(rows - row0) : (uint32_t)kWarp;
-    if (threadIdx.x < kWarp) s_sums[threadIdx.x] = -0.0; /* the identity: out[0] = in[0] */
-    __syncthreads();
     double (*t)[kTileStride] = s_tile[warp];
     const char *src0 = src + (size_t)row0 * src_pitch;
     char *dst0 = dst + (size_t)row0 * dst_pitch;
     const uint32_t tiles = (width + kTileCols - 1) / kTileCols;
+    const uint32_t prev_warp = (warp + kRowWarps - 1) % kRowWarps;
 
     float next[kWarp];
     auto load_tile = [&](uint32_t tile) {
@@ -112,8 +116,11 @@ __global__ void __launch_bounds__(kRowThreads)
         __syncwarp();
         const uint32_t x0 = tile * kTileCols;
         const uint32_t cols = width - x0 < (uint32_t)kTileCols ? width - x0 : (uint32_t)kTileCols;
-        if (tile > 0) hand_over_wait(warp);
-        double sum = s_sums[lane];
+        double sum = -0.0; /* the identity: out[0] = in[0] */
+        if (tile > 0) {
+            hand_over(warp);
+            sum = s_sums[prev_warp][((tile - 1) / kRowWarps) % 2][lane];
+        }
         double *mine = t[lane];
 #pragma unroll
         for (int c = 0; c < kTileCols; ++c) {
@@ -121,9 +128,9 @@ __global__ void __launch_bounds__(kRowThreads)
             sum = (uint32_t)c < cols ? next_sum : sum;
             mine[c] = sum;
         }
-        s_sums[lane] = sum;
+        s_sums[warp][(tile / kRowWarps) % 2][lane] = sum;
         __syncwarp(); /* every lane's row is scanned before the lanes store its columns */
-        if (tile + 1 < tiles) hand_over_send((warp + 1) % kRowWarps);
+        if (tile + 1 < tiles) hand_over((warp + 1) % kRowWarps);
         const uint32_t x = x0 + lane;
 #pragma unroll
         for (int r = 0; r < kWarp; ++r)
