@@ -8,8 +8,13 @@
 # bench/prepare_device_carry.sh. If the carried binaries cannot run there, it rebuilds the
 # CUDA targets in /tmp. Logs: $OUT/env.log, tests.log, sanitizers.log, bench.log,
 # anchors.tsv. Budget: about 8 minutes in all; every step has its own timeout.
-# STEPS=env,tests,cpu,bench,sanitize,scale,e2e,python,dask (default all but scale, dask)
-# picks steps.
+# STEPS=env,tests,cpu,bench,sanitize,scale,e2e,python,dask,profile,giga (default all but
+# scale, dask, profile, giga) picks steps.
+# profile: Nsight Compute's counters for the ops in PROFILE_OPS (';'-separated --only names
+# of gsmooth_gpu_bench), a few launches each (PROFILE_KERNELS: a regex of kernel names to
+# take, PROFILE_SKIP the launches of those to pass first), condensed into profile.log.
+# giga: the gigapixel PNG end to end on every core of this host (bench/giga_bench.sh), with
+# the default deflate threads and with GIGA_THREADS (default 8), GIGA_RUNS runs each (5).
 # python: the Python module's tests on torch CUDA tensors and its bench (after bench, whose
 # log gives the kernel times it is compared with).
 set -u
@@ -191,6 +196,41 @@ if want python; then
         PYTHONPATH="$ROOT/python:$PYTHONPATH" GSMOOTH_LIBRARY="$BUILD/lib/libgsmooth.so" \
             timeout 100 python3 bench/python_overhead.py || status=1
     } 2>&1 | tee "$OUT/python.log"
+fi
+
+# ---- 7b. hardware counters of chosen ops (ncu, clocks left as they are) ----
+if want profile; then
+    {
+        IFS=';'
+        for op in ${PROFILE_OPS:-smooth xy K=3;smooth y K=3}; do
+            echo "== ncu: $op"
+            # skip the bench's warm-up launches; every kernel of a few timed launches
+            timeout 200 ncu --clock-control none ${PROFILE_KERNELS:+--kernel-name "regex:$PROFILE_KERNELS"} \
+                --launch-skip "${PROFILE_SKIP:-20}" \
+                --launch-count "${PROFILE_COUNT:-8}" \
+                --section SpeedOfLight --section Occupancy --section LaunchStats \
+                --section WarpStateStats --section MemoryWorkloadAnalysis \
+                "$BUILD/bin/gsmooth_gpu_bench" --only "$op" > "$OUT/ncu.tmp" 2>&1 ||
+                echo "ncu exit $?"
+            cat "$OUT/ncu.tmp" >> "$OUT/profile_full.log"
+            grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Grid Size|Stall|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Warp Cycles Per Issued" \
+                "$OUT/ncu.tmp" | head -n 160
+        done
+        unset IFS
+        rm -f "$OUT/ncu.tmp"
+    } 2>&1 | tee "$OUT/profile.log"
+fi
+
+# ---- 7c. the gigapixel PNG on every core of this host ----
+if want giga; then
+    {
+        timeout 200 python3 bench/make_bench_images.py /tmp/gs-giga --giga || status=1
+        echo "== giga_bench, default deflate threads"
+        BUILD=$BUILD timeout 150 sh bench/giga_bench.sh /tmp/gs-giga/mosaic32768.png "${GIGA_RUNS:-5}" || status=1
+        echo "== giga_bench, GSMOOTH_PNG_THREADS=${GIGA_THREADS:-8}"
+        GSMOOTH_PNG_THREADS=${GIGA_THREADS:-8} BUILD=$BUILD timeout 150 \
+            sh bench/giga_bench.sh /tmp/gs-giga/mosaic32768.png "${GIGA_RUNS:-5}" || status=1
+    } 2>&1 | tee "$OUT/giga.log"
 fi
 
 # ---- 8. gsmooth.dask beside dask-image on every core of this host (bench/dask_bench.py) ----

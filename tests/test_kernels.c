@@ -14,6 +14,7 @@
 #include "gsmooth/gsmooth_plugin.h" /* the integral dtype rule */
 #include "reference.h"
 #include "stencil_math.h"
+#include "wave_segments.h" /* the CUDA column walks' segment rows: plain C */
 
 /* 5 to 10 and 2057: the shortest rows that take integer sums at K = 2 to 4 (kernels/cpu/
  * int_sums.h), and a second chunk that holds only the last K + 5 samples */
@@ -672,6 +673,39 @@ START_TEST(threads_earned_by_work)
 }
 END_TEST
 
+/* The column walks' segments fill whole waves of resident blocks: every output row in a
+ * segment, no segment under the minimum, and, where the rows allow, the segments' count
+ * within a few of a whole number of waves (a last wave nearly full, not a third). */
+START_TEST(wave_segments_fill_whole_waves)
+{
+    /* a 16384-row window, 32 blocks across, 12 x 132 resident: 1.3 waves of 256-row
+     * segments become one wave */
+    ck_assert_uint_eq(gs_wave_segment_rows(16384, 32, 12 * 132, 256), 335);
+    /* wider than a wave, or no device answer: the default */
+    ck_assert_uint_eq(gs_wave_segment_rows(16384, 5000, 1584, 256), 256);
+    ck_assert_uint_eq(gs_wave_segment_rows(100, 1, 1584, 256), GS_MIN_WAVE_SEGMENT_ROWS);
+    const uint32_t heights[] = {1, 31, 32, 33, 255, 256, 257, 1000, 4093, 16384, 16378, 65536, 100000};
+    const uint32_t across[] = {1, 7, 32, 35, 130, 1000};
+    const uint64_t residents[] = {132, 1320, 1584, 2112, 8448};
+    for (size_t h = 0; h < sizeof heights / sizeof *heights; ++h)
+        for (size_t a = 0; a < sizeof across / sizeof *across; ++a)
+            for (size_t r = 0; r < sizeof residents / sizeof *residents; ++r) {
+                const uint32_t rows = heights[h], bx = across[a];
+                const uint32_t seg = gs_wave_segment_rows(rows, bx, residents[r], 256);
+                ck_assert_uint_ge(seg, GS_MIN_WAVE_SEGMENT_ROWS);
+                const uint64_t per_wave = residents[r] / bx;
+                if (per_wave == 0) continue;
+                const uint64_t segs = (rows + seg - 1) / seg;
+                const uint64_t waves = (segs + per_wave - 1) / per_wave;
+                /* 256-row segments would take at least this many waves */
+                ck_assert_uint_le(waves, ((rows + 255) / 256 + per_wave - 1) / per_wave);
+                /* enough rows for full segments: the last wave at least 7/8 full */
+                if ((uint64_t)rows >= waves * per_wave * 64)
+                    ck_assert_uint_ge(8 * segs, 8 * waves * per_wave - waves * per_wave);
+            }
+}
+END_TEST
+
 int main(void)
 {
     /* Every thread count asked for, even on the small images here: their seams between
@@ -708,6 +742,7 @@ int main(void)
     tcase_add_test(tc, workspace_buffers_share_no_line);
     tcase_add_test(tc, integral_2d_wide_totals);
     tcase_add_test(tc, threads_earned_by_work);
+    tcase_add_test(tc, wave_segments_fill_whole_waves);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

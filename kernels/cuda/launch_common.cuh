@@ -12,6 +12,7 @@
 
 #include "cuda_kernels.h"
 #include "stencil_math.h"
+#include "wave_segments.h"
 
 namespace gs_cuda {
 
@@ -77,6 +78,28 @@ cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resi
         (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, smem)) != cudaSuccess)
         return err;
     *resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    return cudaSuccess;
+}
+
+/*
+ * gs_wave_segment_rows for Kernel's launch of `block` threads a block on the current device
+ * (smooth_columns.cu, smooth_xy.cu): segments that fill whole waves of resident blocks.
+ * With 256-row segments a 16384-row window ran 1.3 waves of blocks down the columns, its
+ * last wave a third full.
+ */
+template <auto Kernel>
+cudaError_t wave_segment_rows(int block, uint32_t out_rows, uint32_t blocks_x, uint32_t default_rows,
+                              uint32_t *seg_rows)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t err;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0)) != cudaSuccess)
+        return err;
+    *seg_rows = gs_wave_segment_rows(out_rows, blocks_x, (uint64_t)(per_sm > 0 ? per_sm : 1) *
+                                                             (uint64_t)(sms > 0 ? sms : 1),
+                                     default_rows);
     return cudaSuccess;
 }
 

@@ -41,7 +41,7 @@ namespace {
 constexpr int kColumnThreads = 128;        /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
 constexpr int kUnroll = 6;                 /* rows loaded ahead: a multiple of 3 (ring slots) */
-constexpr uint32_t kSegmentRows = 256;     /* output rows per thread */
+constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
 constexpr uint32_t kMaxLaunchPasses = 8;   /* 3 x 9 x 4 floats of levels per thread */
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
@@ -213,28 +213,35 @@ __device__ __forceinline__ void store_packed_cols(char *row, uint32_t x, uint32_
     }
 }
 
+/* The words of kUnroll rows from row y on (rows from w1 on 0); kInterior: all are below w1. */
+template <bool kInterior, bool kFull>
+__device__ __forceinline__ void load_col_words(uint32_t (&in)[kUnroll], const char *src,
+                                               size_t src_pitch, uint32_t x, uint32_t width,
+                                               uint32_t y, uint32_t w1)
+{
+    const char *row = src + (size_t)y * src_pitch;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u, row += src_pitch)
+        in[u] = kInterior || y + u < w1 ? load_col_word<kFull>(row, x, width) : 0u;
+}
+
 /* column_batch for a segment whose rows are all at least K from the window's ends, of u8
  * samples, as integer sums (packed_passes.cuh; stencil_math.h says why the bytes are the
  * same): level j holds two packed words of the thread's kCols columns a row, and a pass is
- * two integer adds. kInterior: every row of the batch is inside the window; kFull: the
- * thread's kCols columns all lie in the rows. */
-template <int K, bool kInterior, bool kFull>
-__device__ __forceinline__ void column_batch_packed(uint32_t (&v)[K + 1][3][2], const char *src,
-                                                    size_t src_pitch, char *dst, size_t dst_pitch,
-                                                    uint32_t x, uint32_t width, uint32_t y,
-                                                    uint32_t w1, uint32_t s0, uint32_t s1,
-                                                    uint32_t above)
+ * two integer adds. `in` holds rows y .. y + kUnroll - 1, loaded a batch ahead (rows from
+ * w1 on hold 0 and only finish the levels); kFull: the thread's kCols columns all lie in
+ * the rows; kWhole: the walk ends after the batch's last row, so every row is stepped. */
+template <int K, bool kFull, bool kWhole>
+__device__ __forceinline__ void column_batch_packed(uint32_t (&v)[K + 1][3][2],
+                                                    const uint32_t (&in)[kUnroll], char *dst,
+                                                    size_t dst_pitch, uint32_t x, uint32_t width,
+                                                    uint32_t y, uint32_t w1, uint32_t s0,
+                                                    uint32_t s1, uint32_t above)
 {
-    uint32_t in[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-        in[u] = kInterior || y + u < w1
-                    ? load_col_word<kFull>(src + (size_t)(y + u) * src_pitch, x, width)
-                    : 0u;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         const uint32_t yy = y + u;
-        if (!kInterior && yy >= w1 + K) break;
+        if (!kWhole && yy >= w1 + K) break;
         v[0][u % 3][0] = even_bytes(in[u]); /* columns 0 and 2 */
         v[0][u % 3][1] = odd_bytes(in[u]);  /* 1 and 3 */
 #pragma unroll
@@ -260,28 +267,60 @@ constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
                                 std::is_same<Tout, uint8_t>::value && 1 <= K &&
                                 K <= kPackedMaxPasses;
 
-/* The rows [s0, s1) of segment `seg` of a launch whose output rows are [above, above +
- * out_rows), window coordinates. */
-__device__ __forceinline__ void segment_rows(uint32_t seg, uint32_t above, uint32_t out_rows,
-                                             uint32_t &s0, uint32_t &s1)
+/* The output rows of one launch, window coordinates: one range of rows, or two (the float
+ * walk at both window ends of a u8 launch, in one launch: each end took 8.5 us alone for
+ * 3 rows, much of it a launch's own cost). dst's first row is window row `above`, so a row
+ * t of either range is stored at dst row t - above. Each range is cut into segments of
+ * seg_rows; the first range's come first. */
+struct ColumnRows {
+    uint32_t above;
+    uint32_t start[2], count[2]; /* range r: window rows [start[r], start[r] + count[r]) */
+    uint32_t seg_rows;
+    uint32_t first_segs;         /* segments of range 0 */
+    uint32_t segs;               /* of both */
+};
+
+__host__ __device__ inline uint32_t segments_of(uint32_t rows, uint32_t seg_rows)
 {
-    s0 = above + seg * kSegmentRows;
-    s1 = s0 + kSegmentRows < above + out_rows ? s0 + kSegmentRows : above + out_rows;
+    return (rows + seg_rows - 1) / seg_rows;
 }
 
-/* K passes rolled through registers, in float. Window rows [0, rows); segment `seg` covers
- * output rows [above + seg * kSegmentRows, ...) in window coordinates, written to dst row
- * t - above. kFloatSamples: the image's samples are float32 (IeeeDivide). */
+/* A launch's output rows: [a0, a0 + an) and [b0, b0 + bn) (bn 0: none), dst at window row
+ * above, segments of seg_rows. */
+inline ColumnRows column_rows(uint32_t above, uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn,
+                              uint32_t seg_rows)
+{
+    ColumnRows r = {above, {a0, b0}, {an, bn}, seg_rows, 0, 0};
+    r.first_segs = segments_of(an, seg_rows);
+    r.segs = r.first_segs + segments_of(bn, seg_rows);
+    return r;
+}
+
+/* The window rows [s0, s1) of segment `seg` (< r.segs). */
+__device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, uint32_t &s0, uint32_t &s1)
+{
+    const int which = seg < r.first_segs ? 0 : 1;
+    const uint32_t local = which == 0 ? seg : seg - r.first_segs;
+    const uint32_t start = which == 0 ? r.start[0] : r.start[1];
+    const uint32_t end = start + (which == 0 ? r.count[0] : r.count[1]);
+    s0 = start + local * r.seg_rows;
+    s1 = s0 + r.seg_rows < end ? s0 + r.seg_rows : end;
+}
+
+/* K passes rolled through registers, in float. Window rows [0, rows); the output rows are
+ * those of `out` (ColumnRows), a row t written to dst row t - out.above. kFloatSamples: the
+ * image's samples are float32 (IeeeDivide). */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
-                             uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows)
+                             uint32_t width, uint32_t rows, ColumnRows out)
 {
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
     if (x >= width) return;
-    for (uint32_t seg = blockIdx.y; seg * kSegmentRows < out_rows; seg += gridDim.y) {
+    const uint32_t above = out.above;
+    for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
         uint32_t s0, s1;
-        segment_rows(seg, above, out_rows, s0, s1);
+        segment_rows(out, seg, s0, s1);
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         using Div = LaunchDivide<Tin, kFloatSamples>;
@@ -308,28 +347,41 @@ __global__ void __launch_bounds__(kColumnThreads)
 
 /* The same for u8 columns whose output rows are all at least K from the window's ends, as
  * integer sums (column_batch_packed). A kernel of its own: the float walk's registers would
- * hold it to half as many threads an SM, and its loads in flight with them. */
+ * hold it to half as many threads an SM, and its loads in flight with them. Each batch's
+ * rows are loaded while the batch before runs its passes, so loads stay in flight between
+ * batches (with one batch's loads at a time, the bytes in flight bound the columns at 2.6
+ * TB/s, against 3.5 along rows). */
 template <int K>
 __global__ void __launch_bounds__(kColumnThreads)
     columns_packed_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
-                          uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows)
+                          uint32_t width, uint32_t rows, ColumnRows out)
 {
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
     if (x >= width) return;
-    for (uint32_t seg = blockIdx.y; seg * kSegmentRows < out_rows; seg += gridDim.y) {
+    const uint32_t above = out.above;
+    for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
         uint32_t s0, s1;
-        segment_rows(seg, above, out_rows, s0, s1);
+        segment_rows(out, seg, s0, s1);
         const uint32_t w0 = s0 - K, w1 = s1 + K; /* the launcher keeps both in the window */
         uint32_t v[K + 1][3][2] = {};
         auto walk = [&](auto full) {
             constexpr bool kFull = decltype(full)::value;
-            for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
+            auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
                 if (y + kUnroll <= w1)
-                    column_batch_packed<K, true, kFull>(v, src, src_pitch, dst, dst_pitch, x, width,
-                                                        y, w1, s0, s1, above);
+                    load_col_words<true, kFull>(in, src, src_pitch, x, width, y, w1);
                 else
-                    column_batch_packed<K, false, kFull>(v, src, src_pitch, dst, dst_pitch, x, width,
-                                                         y, w1, s0, s1, above);
+                    load_col_words<false, kFull>(in, src, src_pitch, x, width, y, w1);
+            };
+            uint32_t cur[kUnroll], next[kUnroll];
+            load(cur, w0);
+            for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
+                if (y + kUnroll < w1 + K) load(next, y + kUnroll);
+                if (y + kUnroll <= w1 + K)
+                    column_batch_packed<K, kFull, true>(v, cur, dst, dst_pitch, x, width, y, w1, s0, s1, above);
+                else
+                    column_batch_packed<K, kFull, false>(v, cur, dst, dst_pitch, x, width, y, w1, s0, s1, above);
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
             }
         };
         if (x + kCols <= width)
@@ -339,23 +391,29 @@ __global__ void __launch_bounds__(kColumnThreads)
     }
 }
 
+/* Kernel over output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of
+ * `rows`, dst at window row `above`; segments fitted to whole waves of the device. */
 template <auto Kernel>
 cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
-                          uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows,
-                          cudaStream_t stream)
+                          uint32_t width, uint32_t rows, uint32_t above, uint32_t a0, uint32_t an,
+                          uint32_t b0, uint32_t bn, cudaStream_t stream)
 {
-    if (out_rows == 0) return cudaSuccess;
+    if (an + bn == 0) return cudaSuccess;
     const uint32_t threads = (width + kCols - 1) / kCols;
-    const uint32_t segs = (out_rows + kSegmentRows - 1) / kSegmentRows;
-    const dim3 grid((threads + kColumnThreads - 1) / kColumnThreads, segs < kMaxGridY ? segs : kMaxGridY);
+    const uint32_t blocks_x = (threads + kColumnThreads - 1) / kColumnThreads;
+    uint32_t seg_rows;
+    cudaError_t e = wave_segment_rows<Kernel>(kColumnThreads, an + bn, blocks_x, kSegmentRows, &seg_rows);
+    if (e != cudaSuccess) return e;
+    const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
+    const dim3 grid(blocks_x, out.segs < kMaxGridY ? out.segs : kMaxGridY);
     Kernel<<<grid, kColumnThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch,
-                                                width, rows, above, out_rows);
+                                                width, rows, out);
     return cudaGetLastError();
 }
 
 /* Output rows [above, above + out_rows) of a window of `rows`. u8 -> u8 at up to
  * kPackedMaxPasses passes: the rows at least K from both window ends as integer sums, the
- * others (at most K at each end) by the float walk. */
+ * others (at most K at each end) by the float walk, both ends in one launch. */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
@@ -367,20 +425,16 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
         gs_int_sums_inner(above, o1, rows, K, &i0, &i1);
         if (i0 < i1) {
             const uint32_t t0 = (uint32_t)i0, t1 = (uint32_t)i1;
-            char *d = (char *)dst;
             cudaError_t e;
-            if ((e = launch_kernel<kFloatWalk>(src, src_pitch, d, dst_pitch, width, rows, above,
-                                               t0 - above, stream)) != cudaSuccess ||
-                (e = launch_kernel<columns_packed_kernel<K>>(src, src_pitch, d + (size_t)(t0 - above) * dst_pitch,
-                                                             dst_pitch, width, rows, t0, t1 - t0,
-                                                             stream)) != cudaSuccess)
+            if ((e = launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
+                                               t0 - above, t1, o1 - t1, stream)) != cudaSuccess)
                 return e;
-            return launch_kernel<kFloatWalk>(src, src_pitch, d + (size_t)(t1 - above) * dst_pitch,
-                                             dst_pitch, width, rows, t1, o1 - t1, stream);
+            return launch_kernel<columns_packed_kernel<K>>(src, src_pitch, dst, dst_pitch, width, rows,
+                                                           above, t0, t1 - t0, 0, 0, stream);
         }
     }
-    return launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows,
-                                     stream);
+    return launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
+                                     out_rows, 0, 0, stream);
 }
 
 /* A launch for a run-time K in [1, kMaxLaunchPasses]. */

@@ -13,6 +13,7 @@
 #include "stencil_math.h"
 
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 
 /*
@@ -52,8 +53,9 @@ constexpr int kLendingLanes = 2;                /* a warp's outer lanes lend the
 constexpr int kStoringLanes = kWarp - kLendingLanes;
 constexpr int kUnroll = 6;                      /* rows loaded before their passes run: a
                                                    multiple of 3, so ring slots stay constant */
-constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior) */
-constexpr uint32_t kEdgeSegmentRows = 16;       /* and at the edges: few threads, short walks */
+constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior), before
+                                                   wave fitting */
+constexpr uint32_t kEdgeSegmentRows = 8;        /* and at the edges: few threads, short walks */
 constexpr unsigned kMaxGridY = 65535u;          /* hardware limit of gridDim.y */
 constexpr int kMaxXyPasses = (int)GS_INT_SUMS_XY_MAX_PASSES;
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
@@ -186,10 +188,22 @@ template <int K> constexpr float kXyInverse = 1.0f / (float)(kPackedPow3<K> * kP
 
 /* ---- kernels ---- */
 
+/* The words of kUnroll rows of column x from row y on; rows from w1 on, and every row of a
+ * lane past the width (loads false), 0. kWhole: all the rows are below w1. */
+template <bool kWhole>
+__device__ __forceinline__ void load_words(uint32_t (&in)[kUnroll], const char *src, size_t src_pitch,
+                                           uint32_t x, bool loads, uint32_t y, uint32_t w1)
+{
+    const char *row = src + (size_t)y * src_pitch;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u, row += src_pitch)
+        in[u] = loads && (kWhole || y + u < w1) ? load_word(row, x) : 0u;
+}
+
 /*
  * Words [1, word_end) of rows [t0, t1), every one of them at least K from both row ends and
  * every row at least K from both window ends. Warp g's lane l holds word 30 g + l; lanes 1 to
- * 30 store theirs.
+ * 30 store theirs. Each batch's rows are loaded while the batch before runs its passes.
  */
 template <int K>
 __global__ void __launch_bounds__(kXyThreads)
@@ -207,25 +221,34 @@ __global__ void __launch_bounds__(kXyThreads)
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
         const uint32_t w0 = s0 - K, w1 = s1 + K; /* inside the window: t0 >= K, t1 + K <= rows */
         XyLevels<K> s = {};
+        auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
+            if (y + kUnroll <= w1)
+                load_words<true>(in, g.src, g.src_pitch, x, loads, y, w1);
+            else
+                load_words<false>(in, g.src, g.src_pitch, x, loads, y, w1);
+        };
+        uint32_t cur[kUnroll], next[kUnroll];
+        load(cur, w0);
         for (uint32_t y = w0; y < w1; y += kUnroll) {
-            uint32_t in[kUnroll];
+            if (y + kUnroll < w1) load(next, y + kUnroll);
+            /* the batch's output rows y - K .. (dst row of y - K: a signed offset, stored
+             * only from s0 on) */
+            char *out_row = g.dst + ((int64_t)y - K - g.above) * (int64_t)g.dst_pitch + x;
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                in[u] = loads && y + u < w1 ? load_word(g.src + (size_t)(y + u) * g.src_pitch, x) : 0u;
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
+            for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
                 const uint32_t yy = y + u;
                 if (yy >= w1) break; /* the same for the whole warp */
-                const uint32_t a = __shfl_up_sync(kFullMask, in[u], 1);
-                const uint32_t c = __shfl_down_sync(kFullMask, in[u], 1);
+                const uint32_t a = __shfl_up_sync(kFullMask, cur[u], 1);
+                const uint32_t c = __shfl_down_sync(kFullMask, cur[u], 1);
                 uint32_t q[2];
-                row_sums<K>(a, in[u], c, q);
+                row_sums<K>(a, cur[u], c, q);
                 const uint32_t out = advance_levels<K>(s, q, u, kXyInverse<K>);
                 /* level K's row yy - K needs input rows from yy - 2K: all entered once
                  * yy - K >= s0 (and yy < w1 keeps it below s1) */
-                if (stores && yy >= s0 + K)
-                    *(uint32_t *)(g.dst + (size_t)(yy - K - g.above) * g.dst_pitch + x) = out;
+                if (stores && yy >= s0 + K) *(uint32_t *)out_row = out;
             }
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
         }
     }
 }
@@ -280,57 +303,81 @@ __device__ __forceinline__ float column_mean(float up, float mid, float down, ui
     return ShortDivide::div3(sum3(up, mid, down));
 }
 
+/* Where the edge kernel works: up to three regions of words and rows, each split into
+ * segments of kEdgeSegmentRows output rows; a thread takes one word of one segment. Region
+ * r's words are first_word, then run_base + 1 .. run_base + words - 1; its threads start at
+ * thread0[r] and end where the next region's start (or `threads`): an empty region has
+ * none. */
+constexpr int kEdgeRegions = 3;
+struct XyEdges {
+    uint32_t t0[kEdgeRegions], t1[kEdgeRegions];
+    uint32_t first_word[kEdgeRegions], run_base[kEdgeRegions], words[kEdgeRegions];
+    uint64_t thread0[kEdgeRegions];
+    uint64_t threads;
+};
+
 /*
- * The float passes for the words first_word and run_base + 1, run_base + 2, ... (thread i of
- * the launch takes word i == 0 ? first_word : run_base + i), rows [t0, t1) in segments of
- * seg_rows, for any window: K row passes with the row's ends, K column passes with the
- * window's ends, rounded once.
+ * The float passes for the edge regions (XyEdges), for any window: K row passes with the
+ * row's ends, K column passes with the window's ends, rounded once. One launch for all the
+ * regions, a thread a word of a short segment, so that no thread walks far: these threads
+ * are few, and each row's three loads go out before the rows of the step before are used.
  */
 template <int K>
 __global__ void __launch_bounds__(kXyThreads)
-    xy_edge_kernel(XyArgs g, uint32_t first_word, uint32_t run_base, uint32_t words)
+    xy_edge_kernel(XyArgs g, XyEdges e)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= words) return;
-    const uint32_t x = (i == 0 ? first_word : run_base + i) * kCols;
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= e.threads) return;
+    /* the region's fields by selects (an index into the parameter would copy it to the
+     * stack) */
+    const int r = i >= e.thread0[2] ? 2 : i >= e.thread0[1] ? 1 : 0;
+    auto pick = [r](const auto (&field)[kEdgeRegions]) { return r == 2 ? field[2] : r == 1 ? field[1] : field[0]; };
+    const uint64_t local = i - pick(e.thread0);
+    const uint32_t words = pick(e.words);
+    const uint32_t word_i = (uint32_t)(local % words);
+    const uint32_t seg = (uint32_t)(local / words);
+    const uint32_t x = (word_i == 0 ? pick(e.first_word) : pick(e.run_base) + word_i) * kCols;
     if (x >= g.width) return;
     const uint32_t rows = g.window_rows;
-    for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
-        const uint32_t s0 = g.t0 + seg * g.seg_rows;
-        const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
-        const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
-        const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
-        float lv[K + 1][3][kCols] = {};
-        /* walk until the last output row's level K is formed: input row s1 - 1 + K, or the
-         * window's last row; a step past w1 enters nothing (its row is never read as a value) */
-        for (uint32_t y = w0; y < s1 + K; y += 3) {
+    const uint32_t s0 = pick(e.t0) + seg * g.seg_rows, region_end = pick(e.t1);
+    const uint32_t s1 = s0 + g.seg_rows < region_end ? s0 + g.seg_rows : region_end;
+    const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
+    const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
+    float lv[K + 1][3][kCols] = {};
+    /* walk until the last output row's level K is formed: input row s1 - 1 + K, or the
+     * window's last row; a step past w1 enters nothing (its row is never read as a value) */
+    for (uint32_t y = w0; y < s1 + K; y += 3) {
+        float span[3][12];
 #pragma unroll
-            for (int u = 0; u < 3; ++u) {
-                const uint32_t yy = y + u;
-                if (yy >= s1 + K) break;
-                if (yy < w1) {
-                    float span[12];
-                    load_span(g.src + (size_t)yy * g.src_pitch, x, g.width, span);
-                    row_passes_float<K>(span, x, g.width, lv[0][u]);
-                }
+        for (int u = 0; u < 3; ++u) {
+            if (y + u < w1)
+                load_span(g.src + (size_t)(y + u) * g.src_pitch, x, g.width, span[u]);
+            else
 #pragma unroll
-                for (int j = 1; j <= K; ++j) {
-                    constexpr int base = 3 * (K + 2);
-                    const float *up = lv[j - 1][(u - j - 1 + base) % 3], *mid = lv[j - 1][(u - j + base) % 3];
-                    const float *down = lv[j - 1][(u - j + 1 + base) % 3];
-                    float *out = lv[j][(u - j + base) % 3];
-                    const uint32_t t = yy - j; /* rows outside [w0, w1) are never used */
+                for (int c = 0; c < 12; ++c) span[u][c] = 0.0f;
+        }
 #pragma unroll
-                    for (int c = 0; c < kCols; ++c) out[c] = column_mean(up[c], mid[c], down[c], t, rows);
-                }
-                const uint32_t t = yy - K;
-                if (yy >= w0 + K && t >= s0 && t < s1) {
-                    const float *r = lv[K][(u - K + 3 * K) % 3];
-                    uint8_t *p = (uint8_t *)(g.dst + (size_t)(t - g.above) * g.dst_pitch) + x;
+        for (int u = 0; u < 3; ++u) {
+            const uint32_t yy = y + u;
+            if (yy >= s1 + K) break;
+            if (yy < w1) row_passes_float<K>(span[u], x, g.width, lv[0][u]);
 #pragma unroll
-                    for (int c = 0; c < kCols; ++c)
-                        if (x + c < g.width) p[c] = (uint8_t)ReciprocalFma::quantize(r[c], 255.0f);
-                }
+            for (int j = 1; j <= K; ++j) {
+                constexpr int base = 3 * (K + 2);
+                const float *up = lv[j - 1][(u - j - 1 + base) % 3], *mid = lv[j - 1][(u - j + base) % 3];
+                const float *down = lv[j - 1][(u - j + 1 + base) % 3];
+                float *out = lv[j][(u - j + base) % 3];
+                const uint32_t t = yy - j; /* rows outside [w0, w1) are never used */
+#pragma unroll
+                for (int c = 0; c < kCols; ++c) out[c] = column_mean(up[c], mid[c], down[c], t, rows);
+            }
+            const uint32_t t = yy - K;
+            if (yy >= w0 + K && t >= s0 && t < s1) {
+                const float *v = lv[K][(u - K + 3 * K) % 3];
+                uint8_t *p = (uint8_t *)(g.dst + (size_t)(t - g.above) * g.dst_pitch) + x;
+#pragma unroll
+                for (int c = 0; c < kCols; ++c)
+                    if (x + c < g.width) p[c] = (uint8_t)ReciprocalFma::quantize(v[c], 255.0f);
             }
         }
     }
@@ -344,22 +391,23 @@ dim3 grid_of(uint32_t blocks_x, uint32_t t0, uint32_t t1, uint32_t seg_rows)
     return dim3(blocks_x, segs < kMaxGridY ? segs : kMaxGridY);
 }
 
-/* The edge kernel over words {first_word} and run_base + 1 .. run_base + words - 1, rows [t0, t1). */
-template <int K>
-cudaError_t launch_edges(XyArgs g, uint32_t t0, uint32_t t1, uint32_t first_word, uint32_t run_base,
-                         uint32_t words, cudaStream_t stream)
+/* Region r of the edges, added after regions 0 .. r - 1: words {first_word} and run_base + 1
+ * .. run_base + words - 1, rows [t0, t1); an empty one takes no threads. */
+void add_edge_region(XyEdges &e, int r, uint32_t t0, uint32_t t1, uint32_t first_word,
+                     uint32_t run_base, uint32_t words)
 {
-    if (t0 >= t1 || words == 0) return cudaSuccess;
-    g.t0 = t0, g.t1 = t1, g.seg_rows = kEdgeSegmentRows;
-    xy_edge_kernel<K><<<grid_of((words + kXyThreads - 1) / kXyThreads, t0, t1, g.seg_rows), kXyThreads,
-                        0, stream>>>(g, first_word, run_base, words);
-    return cudaGetLastError();
+    const bool empty = t0 >= t1 || words == 0;
+    e.t0[r] = t0, e.t1[r] = t1, e.first_word[r] = first_word, e.run_base[r] = run_base;
+    e.words[r] = empty ? 1 : words;
+    const uint64_t segs = empty ? 0 : (t1 - t0 + kEdgeSegmentRows - 1) / kEdgeSegmentRows;
+    e.thread0[r] = e.threads;
+    e.threads += empty ? 0 : segs * words;
 }
 
 /*
  * The one-pass path for output rows [above, above + rows) of a window of window_rows rows:
- * the interior kernel where it applies, the edge kernel for the rows within K of a window end
- * and for the words within K of a row end.
+ * the interior kernel where it applies, the edge kernel (one launch) for the rows within K
+ * of a window end and for the words within K of a row end.
  */
 template <int K>
 cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
@@ -372,17 +420,29 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
     const uint32_t t0 = i0 < i1 ? (uint32_t)i0 : o1, t1 = i0 < i1 ? (uint32_t)i1 : o1;
     /* interior words [1, word_end): word w holds columns 4w .. 4w + 3, all in [K, width - K) */
     const uint32_t word_end = g.width >= (uint32_t)(2 * kCols + K) ? (g.width - K) / kCols : 1u;
-    cudaError_t e;
-    if ((e = launch_edges<K>(g, o0, t0, 0, 0, words, stream)) != cudaSuccess) return e;
-    if ((e = launch_edges<K>(g, t1, o1, 0, 0, words, stream)) != cudaSuccess) return e;
+    XyEdges e = {};
+    add_edge_region(e, 0, o0, t0, 0, 0, words);
+    add_edge_region(e, 1, t1, o1, 0, 0, words);
     /* the row's first word, and its words from word_end on */
-    if ((e = launch_edges<K>(g, t0, t1, 0, word_end - 1, words - word_end + 1, stream)) != cudaSuccess)
-        return e;
+    add_edge_region(e, 2, t0, t1, 0, word_end - 1, words - word_end + 1);
+    const uint64_t edge_threads = e.threads;
+    if (edge_threads > 0) {
+        XyArgs eg = g;
+        eg.seg_rows = kEdgeSegmentRows;
+        const uint64_t blocks = (edge_threads + kXyThreads - 1) / kXyThreads;
+        if (blocks > (uint64_t)INT_MAX) return cudaErrorInvalidValue;
+        xy_edge_kernel<K><<<(unsigned)blocks, kXyThreads, 0, stream>>>(eg, e);
+        cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess) return err;
+    }
     if (t0 >= t1 || word_end <= 1) return cudaSuccess;
     XyArgs in = g;
-    in.t0 = t0, in.t1 = t1, in.seg_rows = kInteriorSegmentRows;
+    in.t0 = t0, in.t1 = t1;
     const uint32_t warps = (word_end - 1 + kStoringLanes - 1) / kStoringLanes;
     const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
+    cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, t1 - t0, blocks,
+                                                              kInteriorSegmentRows, &in.seg_rows);
+    if (err != cudaSuccess) return err;
     xy_interior_kernel<K><<<grid_of(blocks, t0, t1, in.seg_rows), kXyThreads, 0, stream>>>(in, word_end);
     return cudaGetLastError();
 }
