@@ -23,8 +23,10 @@
 #define GS_ENCODE_LEVEL_MAX 9
 
 /* A cap on deflate threads per writer however many CPUs there are: memory per writer
- * stays bounded (about 1.2 MiB a thread) and deflate stops scaling well before it. */
-#define GS_ENCODE_MAX_THREADS 16u
+ * stays bounded (about 0.6 MiB a thread and its piece in flight) and deflate stops scaling
+ * well before it. The gigapixel mosaic on 16 cores: 12 threads 3.04 s, 30.1 MiB peak; 16
+ * threads 3.24 s, 32.9 MiB (docs/performance.md). */
+#define GS_ENCODE_MAX_THREADS 12u
 
 /* What a writer is opened with. Each work carries its own: nothing is process-wide. */
 typedef struct gs_encode_settings {
