@@ -26,9 +26,9 @@
 #define CHUNK_BYTES (256u << 10)
 /* Deflate's window: the dictionary each piece is primed with. */
 #define DICT_BYTES (32u << 10)
-/* Pieces in flight: one being deflated per worker, one the caller fills, and waiting ones,
- * so that a worker never idles while the caller fills the next: one a worker, at most
- * WAITING_SLOTS_MAX. Each slot holds about 0.55 MiB (a piece in and out, its dictionary);
+/* Pieces in flight: one being deflated per worker, one the caller fills, and
+ * WAITING_SLOTS_MAX waiting, so that a worker never idles while the caller fills the next
+ * (with 2 workers, one waiting piece each). Each slot holds about 0.55 MiB (a piece in and out, its dictionary);
  * many workers need few waiting pieces, since each takes one far less often than the
  * caller fills one (16 workers with 16 waiting pieces: 38.5 MiB peak for the gigapixel
  * mosaic on 16 cores). */
@@ -439,8 +439,7 @@ gs_status gs_deflate_open(int level, unsigned threads, size_t max_append, gs_def
     d->sink = sink;
     d->sink_ctx = sink_ctx;
     d->adler = 1L;
-    d->slots = threads < 2 ? 2
-                           : threads + 1 + (threads < WAITING_SLOTS_MAX ? threads : WAITING_SLOTS_MAX);
+    d->slots = threads < 2 ? 2 : threads + 1 + WAITING_SLOTS_MAX;
     d->staging_cap = max_append;
     d->staging = malloc(max_append ? max_append : 1);
     d->tail = malloc(DICT_BYTES);
