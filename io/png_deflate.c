@@ -28,10 +28,10 @@
 #define DICT_BYTES (32u << 10)
 /* Pieces in flight: one being deflated per worker, one the caller fills, and
  * WAITING_SLOTS_MAX waiting, so that a worker never idles while the caller fills the next
- * (with 2 workers, one waiting piece each). Each slot holds about 0.55 MiB (a piece in and out, its dictionary);
- * many workers need few waiting pieces, since each takes one far less often than the
- * caller fills one (16 workers with 16 waiting pieces: 38.5 MiB peak for the gigapixel
- * mosaic on 16 cores). */
+ * (with 2 workers, one waiting piece each). Each slot holds about 0.55 MiB (a piece in and
+ * out, its dictionary); many workers need few waiting pieces, since each takes one far less
+ * often than the caller fills one (16 workers with 16 waiting pieces: 38.5 MiB peak for the
+ * gigapixel mosaic on 16 cores). */
 #define WAITING_SLOTS_MAX 2u
 /* zlib's memLevel default (8 = 128 KiB hash); 9 was measured barely smaller and slower at
  * level 1 on the benchmark mosaic: not worth its memory. */
