@@ -52,6 +52,24 @@ inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_ds
 
 /*
  * The blocks of Kernel, `block` threads each with `smem` bytes of dynamic shared memory,
+ * that the current device holds at once as the kernel's attributes stand (at least one an
+ * SM): the SM count times the occupancy calculator's blocks an SM.
+ */
+template <auto Kernel>
+cudaError_t occupancy_blocks(int block, size_t smem, uint64_t *resident)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t err;
+    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, smem)) != cudaSuccess)
+        return err;
+    *resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
+    return cudaSuccess;
+}
+
+/*
+ * The blocks of Kernel, `block` threads each with `smem` bytes of dynamic shared memory,
  * that the current device holds at once (at least one an SM), for a persistent grid. The
  * kernel's dynamic shared memory limit is raised to all the device allows a block, never
  * to a launch's own size, so a launch of another size on another thread in between cannot
@@ -62,23 +80,20 @@ inline bool smooth_args_ok(const void *d_src, size_t src_pitch, const void *d_ds
 template <auto Kernel>
 cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resident)
 {
-    int dev = 0, sms = 0, per_sm = 0, optin = 0;
+    int dev = 0, optin = 0;
     cudaFuncAttributes attrs;
     cudaError_t err;
     if ((err = cudaGetDevice(&dev)) != cudaSuccess || (err = cudaFuncGetAttributes(&attrs, Kernel)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return err;
     const size_t most = (size_t)optin > attrs.sharedSizeBytes ? (size_t)optin - attrs.sharedSizeBytes : 0;
     if ((err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)(most > smem ? most : smem))) != cudaSuccess ||
         (carveout >= 0 &&
          (err = cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout)) !=
-             cudaSuccess) ||
-        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, smem)) != cudaSuccess)
+             cudaSuccess))
         return err;
-    *resident = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)(sms > 0 ? sms : 1);
-    return cudaSuccess;
+    return occupancy_blocks<Kernel>(block, smem, resident);
 }
 
 /*
@@ -91,15 +106,10 @@ template <auto Kernel>
 cudaError_t wave_segment_rows(int block, uint32_t out_rows, uint32_t blocks_x, uint32_t default_rows,
                               uint32_t *seg_rows)
 {
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t err;
-    if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, block, 0)) != cudaSuccess)
-        return err;
-    *seg_rows = gs_wave_segment_rows(out_rows, blocks_x, (uint64_t)(per_sm > 0 ? per_sm : 1) *
-                                                             (uint64_t)(sms > 0 ? sms : 1),
-                                     default_rows);
+    uint64_t resident = 0;
+    const cudaError_t err = occupancy_blocks<Kernel>(block, 0, &resident);
+    if (err != cudaSuccess) return err;
+    *seg_rows = gs_wave_segment_rows(out_rows, blocks_x, resident, default_rows);
     return cudaSuccess;
 }
 

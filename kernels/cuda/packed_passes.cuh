@@ -119,6 +119,26 @@ __device__ __forceinline__ void round_packed(const uint32_t (&w)[kPackedWords + 
     }
 }
 
+/*
+ * The words of rows y .. y + N - 1 of a walk down a column, fetch(row) each, rows from w1 on
+ * 0 (smooth_columns.cu's packed columns, smooth_xy.cu's interior). Every batch but a walk's
+ * last lies wholly above w1 and loads without a test a row, so its N loads all issue before
+ * the first is used.
+ */
+template <int N, class Fetch>
+__device__ __forceinline__ void load_batch_words(uint32_t (&in)[N], const char *src, size_t pitch,
+                                                 uint32_t y, uint32_t w1, Fetch fetch)
+{
+    const char *row = src + (size_t)y * pitch;
+    if (y + N <= w1) {
+#pragma unroll
+        for (int u = 0; u < N; ++u, row += pitch) in[u] = fetch(row);
+    } else {
+#pragma unroll
+        for (int u = 0; u < N; ++u, row += pitch) in[u] = y + u < w1 ? fetch(row) : 0u;
+    }
+}
+
 } /* namespace gs_cuda */
 
 #endif /* GS_CUDA_PACKED_PASSES_CUH */

@@ -213,18 +213,6 @@ __device__ __forceinline__ void store_packed_cols(char *row, uint32_t x, uint32_
     }
 }
 
-/* The words of kUnroll rows from row y on (rows from w1 on 0); kInterior: all are below w1. */
-template <bool kInterior, bool kFull>
-__device__ __forceinline__ void load_col_words(uint32_t (&in)[kUnroll], const char *src,
-                                               size_t src_pitch, uint32_t x, uint32_t width,
-                                               uint32_t y, uint32_t w1)
-{
-    const char *row = src + (size_t)y * src_pitch;
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u, row += src_pitch)
-        in[u] = kInterior || y + u < w1 ? load_col_word<kFull>(row, x, width) : 0u;
-}
-
 /* column_batch for a segment whose rows are all at least K from the window's ends, of u8
  * samples, as integer sums (packed_passes.cuh; stencil_math.h says why the bytes are the
  * same): level j holds two packed words of the thread's kCols columns a row, and a pass is
@@ -367,10 +355,8 @@ __global__ void __launch_bounds__(kColumnThreads)
         auto walk = [&](auto full) {
             constexpr bool kFull = decltype(full)::value;
             auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
-                if (y + kUnroll <= w1)
-                    load_col_words<true, kFull>(in, src, src_pitch, x, width, y, w1);
-                else
-                    load_col_words<false, kFull>(in, src, src_pitch, x, width, y, w1);
+                load_batch_words(in, src, src_pitch, y, w1,
+                                 [&](const char *row) { return load_col_word<kFull>(row, x, width); });
             };
             uint32_t cur[kUnroll], next[kUnroll];
             load(cur, w0);

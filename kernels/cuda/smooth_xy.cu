@@ -188,18 +188,6 @@ template <int K> constexpr float kXyInverse = 1.0f / (float)(kPackedPow3<K> * kP
 
 /* ---- kernels ---- */
 
-/* The words of kUnroll rows of column x from row y on; rows from w1 on, and every row of a
- * lane past the width (loads false), 0. kWhole: all the rows are below w1. */
-template <bool kWhole>
-__device__ __forceinline__ void load_words(uint32_t (&in)[kUnroll], const char *src, size_t src_pitch,
-                                           uint32_t x, bool loads, uint32_t y, uint32_t w1)
-{
-    const char *row = src + (size_t)y * src_pitch;
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u, row += src_pitch)
-        in[u] = loads && (kWhole || y + u < w1) ? load_word(row, x) : 0u;
-}
-
 /*
  * Words [1, word_end) of rows [t0, t1), every one of them at least K from both row ends and
  * every row at least K from both window ends. Warp g's lane l holds word 30 g + l; lanes 1 to
@@ -221,11 +209,10 @@ __global__ void __launch_bounds__(kXyThreads)
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
         const uint32_t w0 = s0 - K, w1 = s1 + K; /* inside the window: t0 >= K, t1 + K <= rows */
         XyLevels<K> s = {};
+        /* A lane past the width (loads false) takes 0 for every row. */
         auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
-            if (y + kUnroll <= w1)
-                load_words<true>(in, g.src, g.src_pitch, x, loads, y, w1);
-            else
-                load_words<false>(in, g.src, g.src_pitch, x, loads, y, w1);
+            load_batch_words(in, g.src, g.src_pitch, y, w1,
+                             [&](const char *row) { return loads ? load_word(row, x) : 0u; });
         };
         uint32_t cur[kUnroll], next[kUnroll];
         load(cur, w0);
