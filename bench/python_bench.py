@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """python_bench.py: the Python module against its anchors, measured in the same run.
 
-Numpy arrays of 8-bit and float32 samples (scipy, OpenCV, np.cumsum) and, with a CUDA device, torch tensors (avg_pool1d,
+Numpy arrays of 8-bit and float32 samples (scipy, OpenCV, np.cumsum), the fixed cost of a call on small arrays, and,
+with a CUDA device, torch tensors (avg_pool1d,
 torch.cumsum, and the plugin's kernel time from gsmooth_gpu_bench's log).
 
 Usage: python3 bench/python_bench.py [--size N] [--cuda-size N] [--kernel-log BENCH_LOG]
@@ -78,6 +79,43 @@ def bench_host(n, rng):
     ms = median_ms(lambda: gsmooth.integral(a, "2d", backend="cpu"))
     line(f"integral 2d {n}^2", ms, "np.cumsum twice (uint32)",
          median_ms(lambda: np.cumsum(np.cumsum(a, axis=0, dtype=np.uint32), axis=1)))
+
+
+def per_call_us(fn, calls=2000):
+    """Microseconds a call: the median of 9 batches of `calls` calls (one call is too short
+    for the clock)."""
+    return median_ms(lambda: [fn() for _ in range(calls)]) * 1e3 / calls
+
+
+def bench_small(rng):
+    """A call's fixed cost: small numpy arrays, as for tiles or patches, beside the peers'
+    calls on the same array."""
+    print("== numpy arrays, small: microseconds a call")
+    for n in (1, 64):
+        a = photo_like(n, rng)
+        us = per_call_us(lambda: gsmooth.smooth(a, 3, backend="cpu"))
+        text = f"{f'smooth K=3 {n}^2 (numpy in, numpy out)':<44} gsmooth {us:9.2f} us"
+        for name, anchor_us in small_anchors(a.astype(np.float32)):
+            text += f"   {name} {anchor_us:.2f} us ({anchor_us / us:.1f}x)"
+        print(text, flush=True)
+
+
+def small_anchors(f):
+    """The peers' K=3 along rows of a small float32 array, microseconds a call."""
+    out = []
+    try:
+        from scipy.ndimage import uniform_filter1d
+        scipy3 = lambda g: uniform_filter1d(g, 3, axis=1, mode="nearest")
+        out.append(("scipy x3", per_call_us(lambda: scipy3(scipy3(scipy3(f))))))
+    except ImportError:
+        pass
+    try:
+        import cv2
+        blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
+        out.append(("cv2.blur x3", per_call_us(lambda: blur(blur(blur(f))))))
+    except ImportError:
+        pass
+    return out
 
 
 def science_like(n, rng):
@@ -173,6 +211,7 @@ def main():
     opt = lambda name, default: args[args.index(name) + 1] if name in args else default
     bench_host(int(opt("--size", 4096)), np.random.default_rng(0))
     bench_host_float(int(opt("--size", 4096)), np.random.default_rng(2))
+    bench_small(np.random.default_rng(3))
     bench_cuda(int(opt("--cuda-size", 16384)), opt("--kernel-log", None))
     return 0
 

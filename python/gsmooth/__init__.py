@@ -186,25 +186,37 @@ def _sample_name(dtype_kind, bits):
 
 # ---- host arrays ----
 
+# numpy's sample dtypes in native byte order, to their names: a dict lookup, where
+# dtype.name costs about 2 us a call.
+_HOST_DTYPES = {np.dtype(name): name for name in _SAMPLE_BITS}
+
+
 def _host_array(a):
-    """`a` as a numpy array libgsmooth takes: uint8/uint16, native order, rows contiguous and
-    apart by at least a row; strided views that meet that are used as they are, others copied."""
+    """`a` as a numpy array libgsmooth takes, with its sample type's name, the address of its
+    first sample and its size: uint8/uint16/float32, native order, rows contiguous and apart
+    by at least a row; strided views that meet that are used as they are, others copied."""
     arr = a if isinstance(a, np.ndarray) else (np.from_dlpack(a) if hasattr(a, "__dlpack__") else np.asarray(a))
-    if _sample_name(arr.dtype.kind, arr.dtype.itemsize * 8) is None:
-        raise _dtype_error(str(arr.dtype))
-    h, w = _check_shape(arr.shape, arr.ndim)
-    if not arr.dtype.isnative:
+    name = _HOST_DTYPES.get(arr.dtype)
+    if name is None:  # not a sample type, or one in the other byte order
+        if _sample_name(arr.dtype.kind, arr.dtype.itemsize * 8) is None:
+            raise _dtype_error(str(arr.dtype))
+        h, w = _check_shape(arr.shape, arr.ndim)
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    item = arr.dtype.itemsize
-    if (w > 1 and arr.strides[1] != item) or arr.strides[0] < w * item or \
-            arr.ctypes.data % item or arr.strides[0] % item:
+        name = _HOST_DTYPES[arr.dtype]
+    else:
+        h, w = _check_shape(arr.shape, arr.ndim)
+    item = arr.itemsize
+    data = arr.ctypes.data
+    if (w > 1 and arr.strides[1] != item) or arr.strides[0] < w * item or data % item or arr.strides[0] % item:
         arr = np.array(arr, order="C")  # a fresh, aligned, C-ordered copy
-    return arr, h, w
+        data = arr.ctypes.data
+    return arr, name, data, h, w
 
 
-def _host_image(arr):
-    return _n.Image(arr.ctypes.data, arr.strides[0] if arr.shape[0] > 1 else arr.shape[1] * arr.itemsize,
-                    arr.shape[1], arr.shape[0], arr.itemsize * 8, _n.MEMORY_HOST, 0)
+def _host_image(arr, data, h, w):
+    """The libgsmooth image of an h x w numpy array whose first sample is at `data`."""
+    return _n.Image(data, arr.strides[0] if h > 1 else w * arr.itemsize, w, h, arr.itemsize * 8,
+                    _n.MEMORY_HOST, 0)
 
 
 def _same_kind(a, result):
@@ -333,9 +345,10 @@ def _prepare(a, result_of):
         ov = _cuda_dlpack(out)
         dst = _cuda_image(ov, h, w)
         return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out)
-    arr, h, w = _host_array(a)
-    out = np.empty((h, w), dtype=np.dtype(result_of(arr.dtype.name, w, h)))
-    return _Prepared(_host_image(arr), _host_image(out), (arr,), out)
+    arr, name, data, h, w = _host_array(a)
+    out_name = result_of(name, w, h)
+    out = np.empty((h, w), dtype=arr.dtype if out_name == name else out_name)
+    return _Prepared(_host_image(arr, data, h, w), _host_image(out, out.ctypes.data, h, w), (arr,), out)
 
 
 
