@@ -104,9 +104,10 @@ static void build_axes_cases(void)
                 }
             if (g_small) continue;
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
-            /* whole images taller than a column segment (256 rows), and halos one row short
-             * of K: the integer sums' segments must stop K rows from the window's ends; 1031
-             * columns leave the last thread three */
+            /* whole images of several column segments (segments are fitted to the device's
+             * waves, 32 rows at least), and halos one row short of K: the integer sums'
+             * segments must stop K rows from the window's ends; 1031 columns leave the last
+             * thread three */
             for (uint32_t k = 1; k <= 4; ++k) add_axes(1031, 0, 600, 0, k, (uint32_t)b, axes);
             add_axes(1031, 2, 600, 2, 3, (uint32_t)b, axes);
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
