@@ -270,6 +270,8 @@ typedef struct gs_out_file {
     uint64_t put_bytes;      /* bytes given to gs_out_file_put */
     uint64_t writeback_at;   /* put_bytes at which to start the kernel's write-out again */
     uint64_t writeback_from; /* file offset up to which write-out was started */
+    uint64_t durable_from;   /* put_bytes when the last background fdatasync was asked for */
+    struct gs_background_sync *durable; /* that fdatasync's thread (background_sync.h), or NULL */
 } gs_out_file;
 
 /* Check the target (not a directory, device or FIFO) and create the temporary file. */

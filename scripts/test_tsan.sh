@@ -31,6 +31,13 @@ GSMOOTH_PNG_DECODER=libpng "$BUILD/bin/gsmooth" --quiet --threads 2 "$work/big.p
     { echo "FAIL: TSan libpng run"; exit 1; }
 cmp -s "$work/tsan.png" "$work/libpng.png" || { echo "FAIL: the fast reader's output differs from libpng's"; exit 1; }
 echo "tsan: 2048x2048 PNG through the threaded fast reader and parallel deflate: 0 reports"
+# An output past 32 MiB: its bytes are synced on a thread of their own as they are written
+# (io/background_sync.c) while the writer goes on.
+{ printf 'P5\n6000 6000\n255\n'; head -c 36000000 /dev/urandom; } >"$work/big.pgm"
+"$BUILD/bin/gsmooth" --quiet --iters 1 "$work/big.pgm" "$work/big_out.pgm" || { echo "FAIL: TSan large output exit $?"; exit 1; }
+[ "$(stat -c %s "$work/big_out.pgm")" -eq "$(stat -c %s "$work/big.pgm")" ] || { echo "FAIL: TSan large output size"; exit 1; }
+rm -f "$work/big.pgm" "$work/big_out.pgm"
+echo "tsan: a 36 MB output synced as it is written: 0 reports"
 # Lanes: one image's strips over three pretend devices (one compute thread each, their
 # instances created at once), and a batch spread over them.
 fake="$BUILD/fake_devices.so"   # the test backend (tests/ is not configured here), under TSan too

@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "background_sync.h"
 #include "image_io.h"
+#include "io_internal.h"
 #include "tiff_io.h"
 
 #define ERR_SIZE 256
@@ -1295,6 +1297,73 @@ START_TEST(test_png_wider_than_libpng_default)
 }
 END_TEST
 
+/* ---- background fdatasync of a growing output ---- */
+
+/* A pipe cannot be synced (EINVAL): that error comes back from end, once, and a second end
+ * has nothing to report; asks while a sync runs do not block or pile up. */
+START_TEST(test_background_sync_reports_its_error)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    gs_background_sync *s = NULL;
+    for (int i = 0; i < 5; i++) gs_background_sync_ask(&s, fds[1]);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(gs_background_sync_end(&s), EINVAL);
+    ck_assert_ptr_null(s);
+    ck_assert_int_eq(gs_background_sync_end(&s), 0);
+    close(fds[0]);
+    close(fds[1]);
+
+    FILE *f = fopen(in_scratch("synced"), "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputs("bytes", f) >= 0, 1);
+    ck_assert_int_eq(fflush(f), 0);
+    gs_background_sync_ask(&s, fileno(f));
+    gs_background_sync_ask(&s, fileno(f));
+    ck_assert_int_eq(gs_background_sync_end(&s), 0);
+    fclose(f);
+}
+END_TEST
+
+/* An output past the background step (32 MiB) is synced as it grows, and still commits
+ * whole; a small one leaves its sync to commit alone. */
+START_TEST(test_out_file_syncs_large_outputs_as_they_grow)
+{
+    enum { CHUNK = 1 << 20 };
+    unsigned char *chunk = malloc(CHUNK);
+    ck_assert_ptr_nonnull(chunk);
+    char err[ERR_SIZE];
+    for (int big = 0; big <= 1; big++) {
+        const int chunks = big ? 40 : 4;
+        const char *path = in_scratch(big ? "big.bin" : "small.bin");
+        gs_out_file f;
+        ck_assert_int_eq(gs_out_file_open(&f, path, err, sizeof err), GS_OK);
+        for (int i = 0; i < chunks; i++) {
+            memset(chunk, i, CHUNK);
+            ck_assert_int_eq(gs_out_file_put(&f, chunk, CHUNK, err, sizeof err), GS_OK);
+        }
+        if (big)
+            ck_assert_msg(f.durable != NULL, "no background sync after %d MiB", chunks);
+        else
+            ck_assert_ptr_null(f.durable);
+        ck_assert_int_eq(gs_out_file_commit(&f, err, sizeof err), GS_OK);
+        ck_assert_ptr_null(f.durable);
+        gs_out_file_discard(&f);
+
+        FILE *in = fopen(path, "rb");
+        ck_assert_ptr_nonnull(in);
+        for (int i = 0; i < chunks; i++) {
+            ck_assert_uint_eq(fread(chunk, 1, CHUNK, in), CHUNK);
+            ck_assert_msg(chunk[0] == (unsigned char)i && chunk[CHUNK - 1] == (unsigned char)i,
+                          "MiB %d of the committed file", i);
+        }
+        ck_assert_int_eq(fgetc(in), EOF);
+        fclose(in);
+    }
+    free(chunk);
+}
+END_TEST
+
 static Suite *image_io_suite(void)
 {
     Suite *s = suite_create("image_io");
@@ -1328,6 +1397,8 @@ static Suite *image_io_suite(void)
     tcase_add_test(tc, test_npy_header);
     tcase_add_test(tc, test_output_permissions);
     tcase_add_test(tc, test_png_wider_than_libpng_default);
+    tcase_add_test(tc, test_background_sync_reports_its_error);
+    tcase_add_test(tc, test_out_file_syncs_large_outputs_as_they_grow);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -121,9 +121,9 @@ __device__ __forceinline__ void round_packed(const uint32_t (&w)[kPackedWords + 
 
 /*
  * The words of rows y .. y + N - 1 of a walk down a column, fetch(row) each, rows from w1 on
- * 0 (smooth_columns.cu's packed columns, smooth_xy.cu's interior). Every batch but a walk's
- * last lies wholly above w1 and loads without a test a row, so its N loads all issue before
- * the first is used.
+ * 0 (smooth_columns.cu's packed columns, smooth_xy.cu's interior). A batch wholly above w1
+ * (all but the last one or two of a walk) loads without a test a row, so its N loads all
+ * issue before the first is used.
  */
 template <int N, class Fetch>
 __device__ __forceinline__ void load_batch_words(uint32_t (&in)[N], const char *src, size_t pitch,
