@@ -47,23 +47,30 @@ def line(what, ms, anchor=None, anchor_ms=None, target=""):
     print(text + (f"   target {target}" if target else ""), flush=True)
 
 
-def peer_anchors(f, scipy_target=""):
-    """The peers' K=3 smoothing of float32 `f` along its rows, timed: scipy's
-    uniform_filter1d and OpenCV's blur, three times each, edges replicated."""
-    anchors = []
+def peer_smoothers():
+    """The peers' K=3 smoothing of a float32 array along its rows, edges replicated: scipy's
+    uniform_filter1d and OpenCV's blur, three times each, as (name, function); a peer that
+    is not installed is left out, with a line saying so."""
+    peers = []
     try:
         from scipy.ndimage import uniform_filter1d
         scipy3 = lambda g: uniform_filter1d(g, 3, axis=1, mode="nearest")
-        anchors.append(("scipy uniform_filter1d x3", median_ms(lambda: scipy3(scipy3(scipy3(f))), 5),
-                        scipy_target))
+        peers.append(("scipy uniform_filter1d x3", lambda g: scipy3(scipy3(scipy3(g)))))
     except ImportError as e:
         print(f"scipy anchor skipped: {e}")
     try:
         import cv2
         blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
-        anchors.append(("cv2.blur x3 (float32)", median_ms(lambda: blur(blur(blur(f)))), ""))
+        peers.append(("cv2.blur x3 (float32)", lambda g: blur(blur(blur(g)))))
     except ImportError as e:
         print(f"OpenCV anchor skipped: {e}")
+    return peers
+
+
+def peer_anchors(f, scipy_target=""):
+    """The peers' K=3 smoothing of float32 `f` along its rows, timed (scipy's 5 runs)."""
+    anchors = [(name, median_ms(lambda: fn(f), 5 if name.startswith("scipy") else REPS),
+                scipy_target if name.startswith("scipy") else "") for name, fn in peer_smoothers()]
     return anchors or [(None, None, "")]
 
 
@@ -102,20 +109,7 @@ def bench_small(rng):
 
 def small_anchors(f):
     """The peers' K=3 along rows of a small float32 array, microseconds a call."""
-    out = []
-    try:
-        from scipy.ndimage import uniform_filter1d
-        scipy3 = lambda g: uniform_filter1d(g, 3, axis=1, mode="nearest")
-        out.append(("scipy x3", per_call_us(lambda: scipy3(scipy3(scipy3(f))))))
-    except ImportError:
-        pass
-    try:
-        import cv2
-        blur = lambda g: cv2.blur(g, (3, 1), borderType=cv2.BORDER_REPLICATE)
-        out.append(("cv2.blur x3", per_call_us(lambda: blur(blur(blur(f))))))
-    except ImportError:
-        pass
-    return out
+    return [(name, per_call_us(lambda: fn(f))) for name, fn in peer_smoothers()]
 
 
 def science_like(n, rng):
