@@ -344,6 +344,65 @@ int main(int argc, char **argv)
         CHECK(cudaFree(d_float));
     }
 
+    /* 16-bit samples along every axis: 4 bytes a pixel move, twice the 8-bit floor. The
+     * input is the 8-bit image's bytes taken in pairs (any values do for timing; test_cuda
+     * checks the bytes). */
+    const uint32_t k16[] = {1, 3, 10};
+    bool any16 = false;
+    for (uint32_t k : k16)
+        for (const char *axis : {"x", "y", "xy"}) {
+            char op[48];
+            snprintf(op, sizeof op, "u16 smooth %s K=%u", axis, k);
+            any16 = any16 || wanted(op);
+        }
+    if (any16) {
+        const double floor_u16 = 2.0 * floor_smooth;
+        const size_t pitch16 = (size_t)W * 2;
+        void *d_in16 = NULL, *d_out16 = NULL;
+        CHECK(cudaMalloc(&d_in16, pitch16 * H));
+        CHECK(cudaMalloc(&d_out16, pitch16 * H));
+        CHECK(cudaMemcpy(d_in16, d_in, px, cudaMemcpyDeviceToDevice));
+        CHECK(cudaMemcpy((char *)d_in16 + px, d_in, px, cudaMemcpyDeviceToDevice));
+        for (uint32_t k : k16) {
+            char op[48];
+            snprintf(op, sizeof op, "u16 smooth x K=%u", k);
+            if (wanted(op)) {
+                const size_t need = gs_cuda_smooth_scratch_bytes(W, H, k);
+                void *d_s = NULL;
+                if (need) CHECK(cudaMalloc(&d_s, need));
+                add(op, "registers (plugin default)",
+                    median_ms([&] { CHECK(gs_cuda_smooth(d_in16, pitch16, d_out16, pitch16, W, H, 16, k, d_s,
+                                                         need, s)); }, s),
+                    floor_u16, -1);
+                if (d_s) CHECK(cudaFree(d_s));
+            }
+            snprintf(op, sizeof op, "u16 smooth y K=%u", k);
+            if (wanted(op)) {
+                const size_t need = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
+                void *d_s = NULL;
+                if (need) CHECK(cudaMalloc(&d_s, need));
+                add(op, "columns (float walk)",
+                    median_ms([&] { CHECK(gs_cuda_smooth_columns(d_in16, pitch16, 16, d_out16, pitch16, W, H, 0,
+                                                                 H, 16, 16, k, d_s, need, s)); }, s),
+                    floor_u16, -1);
+                if (d_s) CHECK(cudaFree(d_s));
+            }
+            snprintf(op, sizeof op, "u16 smooth xy K=%u", k);
+            if (wanted(op)) {
+                const size_t need = gs_cuda_smooth_xy_scratch_bytes(W, H, 16, 16, k);
+                void *d_s = NULL;
+                if (need) CHECK(cudaMalloc(&d_s, need));
+                add(op, need ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)",
+                    median_ms([&] { CHECK(gs_cuda_smooth_xy(d_in16, pitch16, d_out16, pitch16, W, H, 0, H, 16,
+                                                            16, k, d_s, need, s)); }, s),
+                    floor_u16, -1);
+                if (d_s) CHECK(cudaFree(d_s));
+            }
+        }
+        CHECK(cudaFree(d_in16));
+        CHECK(cudaFree(d_out16));
+    }
+
     /* Integral rows: CUB's segmented scan as the anchor (and the 2d table's reference). */
     if (wanted("integral rows u8->u32") || wanted("integral 2d u8->u64")) {
         auto keys = thrust::make_transform_iterator(thrust::counting_iterator<uint32_t>(0), RowOf{W});
