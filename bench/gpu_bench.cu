@@ -363,41 +363,34 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc(&d_out16, pitch16 * H));
         CHECK(cudaMemcpy(d_in16, d_in, px, cudaMemcpyDeviceToDevice));
         CHECK(cudaMemcpy((char *)d_in16 + px, d_in, px, cudaMemcpyDeviceToDevice));
+        /* One 16-bit op, timed with `need` bytes of scratch allocated for it. */
+        auto time16 = [&](const char *op, const char *impl, size_t need, auto run) {
+            if (!wanted(op)) return;
+            void *d_s = NULL;
+            if (need) CHECK(cudaMalloc(&d_s, need));
+            add(op, impl, median_ms([&] { CHECK(run(d_s, need)); }, s), floor_u16, -1);
+            if (d_s) CHECK(cudaFree(d_s));
+        };
         for (uint32_t k : k16) {
             char op[48];
             snprintf(op, sizeof op, "u16 smooth x K=%u", k);
-            if (wanted(op)) {
-                const size_t need = gs_cuda_smooth_scratch_bytes(W, H, k);
-                void *d_s = NULL;
-                if (need) CHECK(cudaMalloc(&d_s, need));
-                add(op, "registers (plugin default)",
-                    median_ms([&] { CHECK(gs_cuda_smooth(d_in16, pitch16, d_out16, pitch16, W, H, 16, k, d_s,
-                                                         need, s)); }, s),
-                    floor_u16, -1);
-                if (d_s) CHECK(cudaFree(d_s));
-            }
+            time16(op, "registers (plugin default)", gs_cuda_smooth_scratch_bytes(W, H, k),
+                   [&](void *d_s, size_t need) {
+                       return gs_cuda_smooth(d_in16, pitch16, d_out16, pitch16, W, H, 16, k, d_s, need, s);
+                   });
             snprintf(op, sizeof op, "u16 smooth y K=%u", k);
-            if (wanted(op)) {
-                const size_t need = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
-                void *d_s = NULL;
-                if (need) CHECK(cudaMalloc(&d_s, need));
-                add(op, "columns (float walk)",
-                    median_ms([&] { CHECK(gs_cuda_smooth_columns(d_in16, pitch16, 16, d_out16, pitch16, W, H, 0,
-                                                                 H, 16, 16, k, d_s, need, s)); }, s),
-                    floor_u16, -1);
-                if (d_s) CHECK(cudaFree(d_s));
-            }
+            time16(op, "columns (float walk)", gs_cuda_smooth_columns_scratch_bytes(W, H, k),
+                   [&](void *d_s, size_t need) {
+                       return gs_cuda_smooth_columns(d_in16, pitch16, 16, d_out16, pitch16, W, H, 0, H, 16, 16,
+                                                     k, d_s, need, s);
+                   });
             snprintf(op, sizeof op, "u16 smooth xy K=%u", k);
-            if (wanted(op)) {
-                const size_t need = gs_cuda_smooth_xy_scratch_bytes(W, H, 16, 16, k);
-                void *d_s = NULL;
-                if (need) CHECK(cudaMalloc(&d_s, need));
-                add(op, need ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)",
-                    median_ms([&] { CHECK(gs_cuda_smooth_xy(d_in16, pitch16, d_out16, pitch16, W, H, 0, H, 16,
-                                                            16, k, d_s, need, s)); }, s),
-                    floor_u16, -1);
-                if (d_s) CHECK(cudaFree(d_s));
-            }
+            const size_t xy_need = gs_cuda_smooth_xy_scratch_bytes(W, H, 16, 16, k);
+            time16(op, xy_need ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)", xy_need,
+                   [&](void *d_s, size_t need) {
+                       return gs_cuda_smooth_xy(d_in16, pitch16, d_out16, pitch16, W, H, 0, H, 16, 16, k, d_s,
+                                                need, s);
+                   });
         }
         CHECK(cudaFree(d_in16));
         CHECK(cudaFree(d_out16));

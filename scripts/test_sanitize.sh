@@ -20,5 +20,5 @@ cmake --build "$BUILD"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}halt_on_error=1:detect_leaks=1"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1"
 export CK_FORK=no
-# one test a CPU, as scripts/test.sh: 1069 s serially on 2 cores, 426 s so
+# one test a CPU (GS_TEST_JOBS overrides), as scripts/test.sh
 ctest --test-dir "$BUILD" --output-on-failure --parallel "${GS_TEST_JOBS:-$(nproc)}" "$@"
