@@ -194,7 +194,7 @@ gs_status gs_instances_select(void *worker, uint32_t ops, uint64_t work,
     return live_instance(w, chosen, runner_device(w, chosen, 0), GS_MEMORY_HOST, instance, err, err_size);
 }
 
-gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t device,
+gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, uint32_t memories, int32_t device,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size)
 {
@@ -206,7 +206,7 @@ gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t devi
     if (strcmp(s->backend, "auto") == 0) {
         for (size_t i = 0; i < s->list.count && !chosen; ++i) {
             gs_backend *b = &s->list.items[i];
-            if (!b->desc || !(b->memories & GS_MEMORY_DEVICE) ||
+            if (!b->desc || (b->memories & memories) != memories ||
                 (b->ops & ops & ~GS_NEEDS_FLOAT) != (ops & ~GS_NEEDS_FLOAT) ||
                 ((ops & GS_NEEDS_FLOAT) && !b->takes_float))
                 continue;
@@ -214,14 +214,17 @@ gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t devi
             if (b->available) chosen = b;
         }
         if (!chosen)
-            rc = gs_fail(err, err_size, GS_ERR_BACKEND,
-                         "no backend that runs on device memory can run here");
+            rc = gs_fail(err, err_size, GS_ERR_BACKEND, "no backend that runs on device memory%s can run here",
+                         memories & GS_MEMORY_STREAM ? " on a stream" : "");
     } else {
         rc = gs_backend_choose(&s->list, s->backend, ops, 0, &w->explicit_path, &chosen, note,
                                sizeof note, err, err_size);
         if (rc == GS_OK && !(chosen->memories & GS_MEMORY_DEVICE))
             rc = gs_fail(err, err_size, GS_ERR_BACKEND,
                          "backend %s takes host memory only, not a device's", chosen->desc->name);
+        else if (rc == GS_OK && (chosen->memories & memories) != memories)
+            rc = gs_fail(err, err_size, GS_ERR_BACKEND, "backend %s queues no work on a caller's stream",
+                         chosen->desc->name);
     }
     pthread_mutex_unlock(&s->lock);
     if (rc != GS_OK) return rc;

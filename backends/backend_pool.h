@@ -84,9 +84,9 @@ gs_status gs_instances_runner(void *worker, unsigned runner, const gs_plugin_des
                          gs_plugin_instance **instance, char *err, size_t err_size);
 
 /* Library callers with data already in device memory: this worker's device-memory instance
- * (ABI 1.3) on `device`, of the pool's backend (auto: the first that takes device
- * memory and can run here), created on first use. */
-gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, int32_t device,
+ * (ABI 1.3) on `device`, of the pool's backend (auto: the first that takes `memories`,
+ * GS_MEMORY_DEVICE and maybe GS_MEMORY_STREAM, and can run here), created on first use. */
+gs_status gs_instances_device_memory(gs_instances *w, uint32_t ops, uint32_t memories, int32_t device,
                                   const gs_plugin_desc **backend, gs_plugin_instance **instance,
                                   char *err, size_t err_size);
 

@@ -98,8 +98,12 @@ gs_status gs_backend_load(const char *path, gs_backend *out, char *err, size_t e
         }
         out->ops |= GS_OP_SMOOTH_AXES;
     }
+    /* Device memory under the minor that defines it; a stream only with device memory,
+     * under 1.5, whose strips carry it. */
     if (d->abi_minor >= 3 && d->struct_size >= GS_DESC_SIZE_1_3)
         out->memories = d->memories & GS_MEMORY_DEVICE;
+    if (d->abi_minor >= 5 && (out->memories & GS_MEMORY_DEVICE))
+        out->memories |= d->memories & GS_MEMORY_STREAM;
     /* Float strips only for a plugin that states it under the minor that defines them. */
     out->takes_float = d->abi_minor >= 4 && (d->depths & GS_DEPTH_F32);
     if (d->alignment == 0 || (d->alignment & (d->alignment - 1)) != 0 ||

@@ -28,7 +28,8 @@ typedef struct gs_backend {
                                      newer minor than the plugin's (read these, not desc->ops) */
     int takes_float;              /* float32 strips (ABI 1.4 GS_DEPTH_F32) */
     uint32_t memories;            /* GS_MEMORY_DEVICE when it takes device-memory strips (ABI
-                                     1.3 memories; 0 from older plugins) */
+                                     1.3 memories; 0 from older plugins), and GS_MEMORY_STREAM
+                                     when they may name a stream (ABI 1.5) */
     int probed;                   /* probe has run (gs_backend_probe) */
     int available;                /* probe passed (valid once probed) */
     uint32_t devices;             /* devices it can use (ABI 1.2 device_count) once probed

@@ -2,7 +2,8 @@
 """python_overhead.py: where the time of gsmooth.smooth(torch CUDA tensor) goes beyond the kernel.
 
 Python preparation (DLPack views, the result's allocation), the library call, and the call
-with its arguments made once.
+with its arguments made once; each call queued on torch's current stream alone (what the
+calling thread pays) and followed by torch.cuda.synchronize() (until the result is there).
 
 Usage: python3 bench/python_overhead.py [N]   (default 16384; needs torch and a CUDA device)
 """
@@ -28,13 +29,20 @@ def main():
     p = _prepare(t, same)
     err = _n.error_buffer()
     src, dst = ctypes.byref(p.src), ctypes.byref(p.dst)
+    stream = torch.cuda.current_stream().cuda_stream or None
+    sync = torch.cuda.synchronize
     rows = [
-        ("gsmooth.smooth(t, 3), whole", lambda: gsmooth.smooth(t, 3)),
+        ("gsmooth.smooth(t, 3), back once queued", lambda: gsmooth.smooth(t, 3)),
+        ("gsmooth.smooth(t, 3) and synchronize", lambda: (gsmooth.smooth(t, 3), sync())),
         ("_prepare (views, torch.empty)", lambda: _prepare(t, same)),
         ("t.__dlpack__(stream=1)", lambda: t.__dlpack__(stream=1)),
         ("t.__dlpack__()", lambda: t.__dlpack__()),
         ("torch.empty_like(t)", lambda: torch.empty_like(t)),
         ("library call, K=3", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 3, 1, err, _n.ERR_SIZE)),
+        ("library call on the stream, K=3", lambda: _n.lib.gsmooth_smooth_on_stream(ctx, src, dst, 3, 1, stream, err,
+                                                                                   _n.ERR_SIZE)),
+        ("... and synchronize", lambda: (_n.lib.gsmooth_smooth_on_stream(ctx, src, dst, 3, 1, stream, err,
+                                                                        _n.ERR_SIZE), sync())),
         ("library call, K=0 (device copy)", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 0, 1, err, _n.ERR_SIZE)),
         ("library call, K=1", lambda: _n.lib.gsmooth_smooth(ctx, src, dst, 1, 1, err, _n.ERR_SIZE)),
         ("torch.cuda.synchronize()", torch.cuda.synchronize),
@@ -44,6 +52,7 @@ def main():
         print(f"  {name:<36} {median_us(fn):9.1f} us", flush=True)
     small = torch.randint(0, 256, (64, 64), dtype=torch.uint8, device="cuda")
     print(f"  {'gsmooth.smooth(64x64 tensor, 3)':<36} {median_us(lambda: gsmooth.smooth(small, 3)):9.1f} us")
+    print(f"  {'... and synchronize':<36} {median_us(lambda: (gsmooth.smooth(small, 3), sync())):9.1f} us")
     return 0
 
 

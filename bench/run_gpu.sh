@@ -53,7 +53,8 @@ if [ -z "$BUILD" ] || ! "$BUILD/bin/test_cuda_probe" "$CUDA_SO" > /dev/null 2>&1
     BUILD=/tmp/gsbuild
     timeout 300 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DGSMOOTH_CUDA=ON > "$OUT/rebuild.log" 2>&1 &&
         timeout 300 cmake --build "$BUILD" --target gsmooth gsmooth_cpu gsmooth_cuda test_cuda \
-            test_cuda_probe test_cuda_arith test_cuda_integral test_cuda_float test_golden test_kernels \
+            test_cuda_probe test_cuda_arith test_cuda_integral test_cuda_float test_cuda_stream \
+            test_golden test_kernels \
             gsmooth_gpu_bench \
             >> "$OUT/rebuild.log" 2>&1 ||
         { echo "rebuild failed:"; tail -30 "$OUT/rebuild.log"; status=1; }
@@ -81,6 +82,8 @@ if want tests; then
         timeout 300 "$BUILD/bin/test_cuda_float" "$CUDA_SO"; rc=$?
         echo "test_cuda_float: exit $rc in $(( $(date +%s) - start )) s"
         [ $rc -eq 0 ] || status=1
+        echo "== test_cuda_stream (device work queued on a caller's stream)"
+        timeout 120 "$BUILD/bin/test_cuda_stream" "$CUDA_SO" || status=1
         if [ -x "$BUILD/bin/test_golden" ] && [ -x "$BUILD/bin/gsmooth" ]; then
             echo "== test_golden cuda"
             timeout 120 "$BUILD/bin/test_golden" "$BUILD/bin/gsmooth" tests/golden cuda || status=1
@@ -160,6 +163,17 @@ if want sanitize; then
             fi
             rm -f "$OUT/san_$tool.tmp"
         done
+        echo "== compute-sanitizer --tool memcheck test_cuda_stream"
+        timeout 120 compute-sanitizer --tool memcheck --error-exitcode 99 \
+            "$BUILD/bin/test_cuda_stream" "$CUDA_SO" > "$OUT/san_stream.tmp" 2>&1
+        tail -n 6 "$OUT/san_stream.tmp"
+        if grep -q "ERROR SUMMARY: 0 errors" "$OUT/san_stream.tmp"; then
+            echo "SANITIZER memcheck (stream): 0 errors"
+        else
+            echo "SANITIZER memcheck (stream): ERRORS (or no summary)"
+            status=1
+        fi
+        rm -f "$OUT/san_stream.tmp"
     } 2>&1 | tee "$OUT/sanitizers.log"
     grep -q "ERRORS" "$OUT/sanitizers.log" && status=1
 fi

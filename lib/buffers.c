@@ -65,13 +65,21 @@ static gs_status check_pair(const gsmooth_image *src, const gsmooth_image *dst, 
     return GS_OK;
 }
 
+/* Where a call's device work is queued: the plugin's own streams, waited for before the
+ * call returns (stream NULL), or a caller's CUDA stream (gsmooth_*_on_stream). */
+typedef struct queue {
+    void *stream; /* NULL, or the gs_strip.stream to hand the plugin */
+} queue;
+
+static const queue kWaited = {NULL};
+
 /* Rows [y0, y0 + rows) of the image on one instance. Smoothing down columns reads up to
  * `iters` rows more on each side (the plugin ABI's halo rule), so the rows written are
  * exactly those of the whole image. The rows are the whole 2d table's (one share), so its
  * column sums start at zero. */
 static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, const gs_work *w,
                           const gsmooth_image *src, const gsmooth_image *dst, uint32_t y0,
-                          uint32_t rows, char *err, size_t err_size)
+                          uint32_t rows, queue q, char *err, size_t err_size)
 {
     const int halo = gs_work_op(w) == GS_OP_SMOOTH_AXES;
     const uint32_t above = halo ? (y0 < w->iters ? y0 : w->iters) : 0;
@@ -79,7 +87,7 @@ static gs_status run_rows(const gs_plugin_desc *d, gs_plugin_instance *inst, con
     const uint32_t below = halo ? (left < w->iters ? left : w->iters) : 0;
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), src->width, rows, src->bits, dst->bits,
                       (const char *)src->data + (size_t)(y0 - above) * src->stride, src->stride,
-                      (char *)dst->data + (size_t)y0 * dst->stride, dst->stride};
+                      (char *)dst->data + (size_t)y0 * dst->stride, dst->stride, q.stream};
     void *column_sums = NULL;
     if (w->mode == GS_MODE_INTEGRAL_2D && !(column_sums = calloc(src->width, dst->bits / 8)))
         return gs_fail(err, err_size, GS_ERR_NOMEM, "out of memory");
@@ -110,8 +118,8 @@ static void *run_share(void *arg)
     if (!b->instance)
         b->rc = gs_instances_runner(&b->ctx->instances, b->runner, b->desc, &b->instance, b->err, sizeof b->err);
     if (b->rc == GS_OK)
-        b->rc = run_rows(b->desc, b->instance, b->work, b->src, b->dst, b->y0, b->rows, b->err,
-                         sizeof b->err);
+        b->rc = run_rows(b->desc, b->instance, b->work, b->src, b->dst, b->y0, b->rows, kWaited,
+                         b->err, sizeof b->err);
     return NULL;
 }
 
@@ -140,7 +148,7 @@ static gs_status run_host(gsmooth_context *ctx, const gs_work *w, const gsmooth_
     unsigned runners = w->mode == GS_MODE_INTEGRAL_2D ? 1u : gs_instances_runners(&ctx->instances, d);
     if (runners > src->height) runners = src->height;
     if (runners > GS_MAX_RUNNERS) runners = GS_MAX_RUNNERS;
-    if (runners <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
+    if (runners <= 1) return run_rows(d, inst, w, src, dst, 0, src->height, kWaited, err, err_size);
 
     share shares[GS_MAX_RUNNERS];
     pthread_t threads[GS_MAX_RUNNERS];
@@ -169,44 +177,71 @@ static gs_status run_host(gsmooth_context *ctx, const gs_work *w, const gsmooth_
     return rc;
 }
 
-/* CUDA memory: a backend that takes device memory, on the buffers' device, in one call. */
+/* CUDA memory: a backend that takes device memory (and a stream, for a queued call), on the
+ * buffers' device, in one call. */
 static gs_status run_device(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
-                            const gsmooth_image *dst, char *err, size_t err_size)
+                            const gsmooth_image *dst, queue q, char *err, size_t err_size)
 {
     const gs_plugin_desc *d = NULL;
     gs_plugin_instance *inst = NULL;
     if (src->device < 0)
         return gs_fail(err, err_size, GS_ERR_USAGE, "CUDA device %d does not exist", src->device);
-    gs_status rc = gs_instances_device_memory(&ctx->instances, needs_of(w, src, dst), src->device, &d,
-                                              &inst, err, err_size);
+    const uint32_t memories = GS_MEMORY_DEVICE | (q.stream ? GS_MEMORY_STREAM : 0u);
+    gs_status rc = gs_instances_device_memory(&ctx->instances, needs_of(w, src, dst), memories,
+                                              src->device, &d, &inst, err, err_size);
     if (rc != GS_OK) return rc;
     if ((rc = gs_backend_takes(d, w, src->bits, err, err_size)) != GS_OK) return rc;
-    return run_rows(d, inst, w, src, dst, 0, src->height, err, err_size);
+    return run_rows(d, inst, w, src, dst, 0, src->height, q, err, err_size);
 }
 
 static gsmooth_status run(gsmooth_context *ctx, const gs_work *w, const gsmooth_image *src,
-                          const gsmooth_image *dst, uint32_t dst_bits, char *err, size_t err_size)
+                          const gsmooth_image *dst, uint32_t dst_bits, queue q, char *err,
+                          size_t err_size)
 {
     if (!ctx) return gs_fail(err, err_size, GS_ERR_USAGE, "null context");
     gs_status rc = check_pair(src, dst, dst_bits, err, err_size);
     if (rc != GS_OK) return rc;
+    if (q.stream && src->memory != GSMOOTH_MEMORY_CUDA)
+        return gs_fail(err, err_size, GS_ERR_USAGE,
+                       "a call on a CUDA stream takes CUDA buffers, not host memory");
     pthread_mutex_lock(&ctx->call);
-    rc = src->memory == GSMOOTH_MEMORY_CUDA ? run_device(ctx, w, src, dst, err, err_size)
+    rc = src->memory == GSMOOTH_MEMORY_CUDA ? run_device(ctx, w, src, dst, q, err, err_size)
                                            : run_host(ctx, w, src, dst, err, err_size);
     pthread_mutex_unlock(&ctx->call);
     return rc;
 }
 
-gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
-                              const gsmooth_image *dst, uint32_t iters, uint32_t axes, char *err,
-                              size_t err_size)
+/* A caller's stream as the plugin ABI names it: NULL, CUDA's legacy default stream, is
+ * cudaStreamLegacy there (a NULL gs_strip.stream means no stream). */
+static queue queue_of(void *cuda_stream)
+{
+    return (queue){cuda_stream ? cuda_stream : GS_CUDA_STREAM_LEGACY};
+}
+
+static gsmooth_status smooth_on(gsmooth_context *ctx, const gsmooth_image *src,
+                                const gsmooth_image *dst, uint32_t iters, uint32_t axes, queue q,
+                                char *err, size_t err_size)
 {
     gs_status rc = gs_check_smoothing(iters, axes, err, err_size);
     if (rc != GS_OK) return rc;
     const gs_work w = {GS_MODE_SMOOTH, iters, axes, GS_DEPTH_KEEP, 0};
     /* the result at the source's depth, or float32: the unrounded passes */
     const uint32_t dst_bits = dst && dst->bits == 32 ? 32u : src ? src->bits : 0;
-    return run(ctx, &w, src, dst, dst_bits, err, err_size);
+    return run(ctx, &w, src, dst, dst_bits, q, err, err_size);
+}
+
+gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
+                              const gsmooth_image *dst, uint32_t iters, uint32_t axes, char *err,
+                              size_t err_size)
+{
+    return smooth_on(ctx, src, dst, iters, axes, kWaited, err, err_size);
+}
+
+gsmooth_status gsmooth_smooth_on_stream(gsmooth_context *ctx, const gsmooth_image *src,
+                                        const gsmooth_image *dst, uint32_t iters, uint32_t axes,
+                                        void *cuda_stream, char *err, size_t err_size)
+{
+    return smooth_on(ctx, src, dst, iters, axes, queue_of(cuda_stream), err, err_size);
 }
 
 uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits, uint32_t width,
@@ -218,14 +253,28 @@ uint32_t gsmooth_integral_bits(gsmooth_integral_mode mode, uint32_t in_bits, uin
     return 0;
 }
 
-gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
-                                const gsmooth_image *dst, gsmooth_integral_mode mode, char *err,
-                                size_t err_size)
+static gsmooth_status integral_on(gsmooth_context *ctx, const gsmooth_image *src,
+                                  const gsmooth_image *dst, gsmooth_integral_mode mode, queue q,
+                                  char *err, size_t err_size)
 {
     if (mode != GSMOOTH_INTEGRAL_ROWS && mode != GSMOOTH_INTEGRAL_2D)
         return gs_fail(err, err_size, GS_ERR_USAGE, "integral mode is GSMOOTH_INTEGRAL_ROWS or GSMOOTH_INTEGRAL_2D, not %d", (int)mode);
     const int rows = mode == GSMOOTH_INTEGRAL_ROWS;
     const gs_work w = {rows ? GS_MODE_INTEGRAL_ROWS : GS_MODE_INTEGRAL_2D, 0, 0, GS_DEPTH_KEEP, 0};
     const uint32_t bits = src ? gsmooth_integral_bits(mode, src->bits, src->width, src->height) : 0;
-    return run(ctx, &w, src, dst, bits, err, err_size);
+    return run(ctx, &w, src, dst, bits, q, err, err_size);
+}
+
+gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_image *src,
+                                const gsmooth_image *dst, gsmooth_integral_mode mode, char *err,
+                                size_t err_size)
+{
+    return integral_on(ctx, src, dst, mode, kWaited, err, err_size);
+}
+
+gsmooth_status gsmooth_integral_on_stream(gsmooth_context *ctx, const gsmooth_image *src,
+                                          const gsmooth_image *dst, gsmooth_integral_mode mode,
+                                          void *cuda_stream, char *err, size_t err_size)
+{
+    return integral_on(ctx, src, dst, mode, queue_of(cuda_stream), err, err_size);
 }

@@ -94,7 +94,7 @@ static gs_status compute_strip(const plan *p, gs_plugin_instance *instance, cons
                                char *err, size_t err_size)
 {
     gs_strip strip = {GS_ABI_HEADER_INIT(gs_strip), p->width, rows, p->in_bits, p->out_bits,
-                      src, p->in_stride, dst, p->out_stride};
+                      src, p->in_stride, dst, p->out_stride, NULL /* host strips: no stream */};
     char msg[GS_ERR_SIZE];
     gs_status rc = gs_backend_run(p->backend, instance, &p->job->work, &strip, above, below,
                                   p->column_sums, msg, sizeof msg);

@@ -58,6 +58,8 @@ int main(int argc, char **argv)
     check(d->depths == (GS_DEPTH_U8 | GS_DEPTH_U16 | GS_DEPTH_F32),
           "8 and 16-bit samples, and float32");
     check(d->alignment >= 1, "alignment stated");
+    check(d->memories == (GS_MEMORY_DEVICE | GS_MEMORY_STREAM),
+          "device-memory strips, queued on a caller's stream where they name one");
     check(d->probe && d->create && d->destroy && d->smooth_rows && d->integral_rows &&
               d->integral_2d && d->smooth_axes,
           "every operation present");

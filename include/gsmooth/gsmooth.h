@@ -200,6 +200,27 @@ GSMOOTH_API gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_
                                             gsmooth_integral_mode mode, char *err,
                                             size_t err_size);
 
+/* As gsmooth_smooth and gsmooth_integral, on CUDA buffers only, queued on `cuda_stream`
+ * (a cudaStream_t of the buffers' device; NULL: CUDA's legacy default stream) after the
+ * work already queued there, as a CUDA library call is (since 0.3). The call returns once
+ * the work is queued: the result is ready for the stream's later work, and a caller that
+ * reads it from the host synchronises the stream first. Errors found while queuing are
+ * returned; a device fault after that shows on the stream, as for any CUDA work. The
+ * buffers must stay allocated until the stream has run the work (stream-ordered
+ * allocators, as torch's and cupy's, keep that for work on one stream). An integral_2d
+ * still waits for its result before returning. Calls on different streams are ordered
+ * where they share the backend's own scratch buffers. */
+GSMOOTH_API gsmooth_status gsmooth_smooth_on_stream(gsmooth_context *ctx, const gsmooth_image *src,
+                                                    const gsmooth_image *dst, uint32_t iters,
+                                                    uint32_t axes, void *cuda_stream, char *err,
+                                                    size_t err_size);
+GSMOOTH_API gsmooth_status gsmooth_integral_on_stream(gsmooth_context *ctx,
+                                                      const gsmooth_image *src,
+                                                      const gsmooth_image *dst,
+                                                      gsmooth_integral_mode mode,
+                                                      void *cuda_stream, char *err,
+                                                      size_t err_size);
+
 /* ---- file to file: the command line's pipeline ---- */
 
 typedef enum gsmooth_work_kind {

@@ -17,7 +17,8 @@
  * smooth_axes (--axis y|xy); 1.2 device_count (--devices); 1.3 memories and
  * gs_plugin_config.memory (strips already in device memory, for libgsmooth's callers);
  * 1.4 float32 samples (GS_DEPTH_F32: a host offers float strips only to a plugin whose
- * descriptor has the bit, so an older plugin is never handed one).
+ * descriptor has the bit, so an older plugin is never handed one); 1.5 gs_strip.stream and
+ * GS_MEMORY_STREAM (device work queued on a caller's CUDA stream).
  *
  * Data. Kernels work on strips: `rows` rows of `width` samples, with an explicit byte
  * stride for source and destination, so a host can stream an image of any height through
@@ -89,7 +90,7 @@ extern "C" {
 #endif
 
 #define GS_PLUGIN_ABI_MAJOR 1
-#define GS_PLUGIN_ABI_MINOR 4
+#define GS_PLUGIN_ABI_MINOR 5
 #define GS_PLUGIN_ENTRY_NAME "gs_plugin_entry"
 
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
@@ -140,6 +141,10 @@ typedef enum gs_plugin_status {
  * of gs_plugin_desc.memories. */
 #define GS_MEMORY_HOST   0u        /* ordinary host memory: every plugin */
 #define GS_MEMORY_DEVICE (1u << 0) /* the memory of the instance's device (a CUDA pointer) */
+#define GS_MEMORY_STREAM (1u << 1) /* ABI 1.5: device strips take gs_strip.stream */
+/* gs_strip.stream for CUDA's legacy default stream: cudaStreamLegacy's value in the CUDA
+ * runtime's headers (the per-thread default stream is cudaStreamPerThread, 0x2). */
+#define GS_CUDA_STREAM_LEGACY ((void *)0x1)
 
 /* Options for one instance. */
 typedef struct gs_plugin_config {
@@ -175,6 +180,16 @@ typedef struct gs_strip {
     size_t src_stride;  /* bytes from one source row to the next */
     void *dst;          /* first destination row */
     size_t dst_stride;  /* bytes from one destination row to the next */
+    /* ---- ABI 1.5 ---- */
+    /* NULL, or for a device-memory strip given to a plugin with GS_MEMORY_STREAM: the CUDA
+     * stream (a cudaStream_t) to queue the call's work on, after the work already queued
+     * there. The call then returns once its work is queued, without waiting for the
+     * default stream or for its own results, which that stream's later work sees (errors
+     * found after queuing show on the stream, as for any CUDA work); an integral_2d call
+     * still waits for its strip, whose last row it leaves in host memory. The instance's
+     * own buffers stay ordered between calls on different streams. A host sets it only
+     * for such a plugin. */
+    void *stream;
 } gs_strip;
 
 /* Time an instance spent, summed over its calls since create; zero where not measured. */
@@ -255,7 +270,8 @@ typedef struct gs_plugin_desc {
 
     /* GS_MEMORY_DEVICE when `create` takes gs_plugin_config.memory = GS_MEMORY_DEVICE: the
      * kernels then run on a caller's device buffers (no copy where the rows meet the
-     * plugin's alignment). 0: host memory only. Read only when struct_size covers it. */
+     * plugin's alignment), with GS_MEMORY_STREAM (ABI 1.5) when such strips may name a
+     * stream. 0: host memory only. Read only when struct_size covers it. */
     uint32_t memories;
 } gs_plugin_desc;
 

@@ -236,7 +236,7 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
      * strip. It seeds the column pass and becomes the strip's last row. */
     cudaError_t e = cudaSetDevice(inst->device);
     const size_t bytes = (size_t)s->width * (s->out_bits / 8);
-    if (e == cudaSuccess) e = gs_strip_stream_set_carry(&inst->engine, column_sums, bytes);
+    if (e == cudaSuccess) e = gs_strip_stream_set_carry(&inst->engine, s, column_sums, bytes);
     if (e == cudaSuccess) e = gs_strip_stream_run(&inst->engine, s, strip_work{OP_2D, 0, 0, 0, 0});
     if (e != cudaSuccess) return fail_cuda(err, err_size, "integral 2d", e);
     /* The carry becomes the strip's last table row, which the host already holds (or which
@@ -246,7 +246,15 @@ gs_plugin_status cuda_integral_2d(gs_plugin_instance *inst, const gs_strip *s,
         memcpy(column_sums, last, bytes);
         return GS_PLUGIN_OK;
     }
-    e = cudaMemcpy(column_sums, last, bytes, cudaMemcpyDeviceToHost);
+    /* after the run's work: on the caller's stream for a queued call (gsmooth_plugin.h:
+     * integral_2d waits for its strip even then) */
+    const cudaStream_t queue = gs_strip_stream_queue(&inst->engine, s);
+    if (queue) {
+        e = cudaMemcpyAsync(column_sums, last, bytes, cudaMemcpyDeviceToHost, queue);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(queue);
+    } else {
+        e = cudaMemcpy(column_sums, last, bytes, cudaMemcpyDeviceToHost);
+    }
     return e == cudaSuccess ? GS_PLUGIN_OK : fail_cuda(err, err_size, "integral 2d", e);
 }
 
@@ -310,7 +318,7 @@ const gs_plugin_desc cuda_descriptor = {
     cuda_timings,
     cuda_smooth_axes,
     cuda_device_count,
-    GS_MEMORY_DEVICE,
+    GS_MEMORY_DEVICE | GS_MEMORY_STREAM,
 };
 
 } /* namespace */

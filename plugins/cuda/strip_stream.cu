@@ -138,6 +138,8 @@ cudaError_t grow(gs_strip_stream *ss, size_t *cap, size_t need, size_t offset_in
                  bool pinned)
 {
     if (need <= *cap) return cudaSuccess;
+    cudaError_t settled = gs_strip_stream_settle(ss); /* queued work may still read them */
+    if (settled != cudaSuccess) return settled;
     for (int s = 0; s < kStreams; ++s) {
         void **buf = (void **)((char *)&ss->slot[s] + offset_in_slot);
         if (*buf) {
@@ -269,11 +271,13 @@ cudaError_t gs_strip_stream_init(gs_strip_stream *ss, bool device_memory)
         for (int k = 0; k < EV_COUNT && e == cudaSuccess; ++k)
             e = cudaEventCreate(&ss->slot[s].ev[k]);
     }
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ss->queued_done, cudaEventDisableTiming);
     return e;
 }
 
 void gs_strip_stream_release(gs_strip_stream *ss)
 {
+    gs_strip_stream_settle(ss);
     for (int s = 0; s < kStreams; ++s)
         if (ss->stream[s]) cudaStreamSynchronize(ss->stream[s]);
     release_buffers(ss);
@@ -282,25 +286,69 @@ void gs_strip_stream_release(gs_strip_stream *ss)
             if (ss->slot[s].ev[k]) cudaEventDestroy(ss->slot[s].ev[k]);
         if (ss->stream[s]) cudaStreamDestroy(ss->stream[s]);
     }
+    if (ss->queued_done) cudaEventDestroy(ss->queued_done);
 }
 
-cudaError_t gs_strip_stream_copy(gs_strip_stream *ss, const gs_strip *s)
+cudaStream_t gs_strip_stream_queue(const gs_strip_stream *ss, const gs_strip *s)
 {
-    cudaError_t e = cudaStreamSynchronize(cudaStreamLegacy);
-    const size_t row = (size_t)s->width * (s->in_bits / 8);
-    /* packed rows in one copy: a 2D copy of many narrow rows runs far below the rate */
-    if (e == cudaSuccess && s->src_stride == row && s->dst_stride == row)
-        e = cudaMemcpyAsync(s->dst, s->src, row * s->rows, cudaMemcpyDeviceToDevice, ss->stream[0]);
-    else if (e == cudaSuccess)
-        e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride, row, s->rows,
-                              cudaMemcpyDeviceToDevice, ss->stream[0]);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(ss->stream[0]);
+    return ss->device_memory ? (cudaStream_t)s->stream : NULL;
+}
+
+cudaError_t gs_strip_stream_settle(gs_strip_stream *ss)
+{
+    if (!ss->queued_pending) return cudaSuccess;
+    cudaError_t e = cudaEventSynchronize(ss->queued_done);
+    if (e == cudaSuccess) ss->queued_pending = false;
     return e;
 }
 
-cudaError_t gs_strip_stream_set_carry(gs_strip_stream *ss, const void *column_sums, size_t bytes)
+namespace {
+
+/* Where a call's work starts: a caller's stream (queued), after the engine's last queued
+ * work, or the engine's own streams after the caller's producer on the default stream
+ * (DLPack asks it to queue its writes there) and after the engine's last queued work. */
+cudaError_t begin_call(gs_strip_stream *ss, cudaStream_t queue, bool device)
 {
     cudaError_t e = cudaSuccess;
+    if (queue) return ss->queued_pending ? cudaStreamWaitEvent(queue, ss->queued_done, 0) : e;
+    if (device) e = cudaStreamSynchronize(cudaStreamLegacy);
+    for (int k = 0; k < kStreams && e == cudaSuccess && ss->queued_pending; ++k)
+        e = cudaStreamWaitEvent(ss->stream[k], ss->queued_done, 0);
+    return e;
+}
+
+/* After a queued call's work: the event that later calls, and frees, wait for. */
+cudaError_t end_queued(gs_strip_stream *ss, cudaStream_t queue)
+{
+    cudaError_t e = cudaEventRecord(ss->queued_done, queue);
+    if (e == cudaSuccess) ss->queued_pending = true;
+    return e;
+}
+
+} /* namespace */
+
+cudaError_t gs_strip_stream_copy(gs_strip_stream *ss, const gs_strip *s)
+{
+    const cudaStream_t queue = gs_strip_stream_queue(ss, s);
+    const cudaStream_t stream = queue ? queue : ss->stream[0];
+    cudaError_t e = begin_call(ss, queue, true);
+    const size_t row = (size_t)s->width * (s->in_bits / 8);
+    /* packed rows in one copy: a 2D copy of many narrow rows runs far below the rate */
+    if (e == cudaSuccess && s->src_stride == row && s->dst_stride == row)
+        e = cudaMemcpyAsync(s->dst, s->src, row * s->rows, cudaMemcpyDeviceToDevice, stream);
+    else if (e == cudaSuccess)
+        e = cudaMemcpy2DAsync(s->dst, s->dst_stride, s->src, s->src_stride, row, s->rows,
+                              cudaMemcpyDeviceToDevice, stream);
+    if (e == cudaSuccess) e = queue ? end_queued(ss, queue) : cudaStreamSynchronize(stream);
+    return e;
+}
+
+cudaError_t gs_strip_stream_set_carry(gs_strip_stream *ss, const gs_strip *s,
+                                      const void *column_sums, size_t bytes)
+{
+    /* the pinned carry is rewritten from the host: queued work that reads it ends first */
+    cudaError_t e = gs_strip_stream_settle(ss);
+    if (e != cudaSuccess) return e;
     if (ss->cap_carry < bytes) {
         if (ss->d_carry) cudaFree(ss->d_carry);
         if (ss->h_carry) cudaFreeHost(ss->h_carry);
@@ -311,9 +359,11 @@ cudaError_t gs_strip_stream_set_carry(gs_strip_stream *ss, const void *column_su
         if (e == cudaSuccess) ss->cap_carry = bytes;
     }
     if (e != cudaSuccess) return e;
-    /* on slot 0's stream, which runs the first chunk after it */
+    /* on the stream of the run's first chunk: the caller's, or slot 0's */
+    const cudaStream_t queue = gs_strip_stream_queue(ss, s);
     memcpy(ss->h_carry, column_sums, bytes);
-    return cudaMemcpyAsync(ss->d_carry, ss->h_carry, bytes, cudaMemcpyHostToDevice, ss->stream[0]);
+    return cudaMemcpyAsync(ss->d_carry, ss->h_carry, bytes, cudaMemcpyHostToDevice,
+                           queue ? queue : ss->stream[0]);
 }
 
 /*
@@ -327,9 +377,9 @@ cudaError_t gs_strip_stream_run(gs_strip_stream *ss, const gs_strip *s, const st
 {
     const strip_io io = io_of(ss, s);
     const chunk_plan p = plan_chunks(s, w, io);
+    const cudaStream_t queue = gs_strip_stream_queue(ss, s);
     cudaError_t e = ensure_buffers(ss, p, io);
-    /* A caller's producer queued its writes on the default stream (DLPack asks it to). */
-    if (e == cudaSuccess && io.device) e = cudaStreamSynchronize(cudaStreamLegacy);
+    if (e == cudaSuccess) e = begin_call(ss, queue, io.device);
     /* Device strips are a library caller's, who times its own calls: no events but the one
      * the 2d table's chunks chain on (each costs time against a short kernel). */
     const bool timed = !io.device;
@@ -337,8 +387,9 @@ cudaError_t gs_strip_stream_run(gs_strip_stream *ss, const gs_strip *s, const st
     for (uint32_t c = 0; c < p.chunks && e == cudaSuccess; ++c) {
         const int k = (int)(c % kStreams);
         slot_buffers *b = &ss->slot[k];
-        cudaStream_t stream = ss->stream[k];
-        if (c >= (uint32_t)kStreams) {
+        /* a queued call's chunks follow one another on the caller's stream */
+        cudaStream_t stream = queue ? queue : ss->stream[k];
+        if (c >= (uint32_t)kStreams && !queue) {
             e = finish_chunk(ss, s, p, io, c - kStreams);
             if (e != cudaSuccess) break;
             ++finished;
@@ -376,6 +427,10 @@ cudaError_t gs_strip_stream_run(gs_strip_stream *ss, const gs_strip *s, const st
                                    stream)))
             break;
         if (timed && (e = cudaEventRecord(b->ev[EV_DOWNLOADED], stream))) break;
+    }
+    if (queue) { /* marked even after an error: chunks queued before it still run */
+        const cudaError_t marked = end_queued(ss, queue);
+        return e != cudaSuccess ? e : marked;
     }
     if (e == cudaSuccess) {
         for (uint32_t c = finished; c < p.chunks && e == cudaSuccess; ++c)

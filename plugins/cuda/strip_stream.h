@@ -14,7 +14,10 @@
  * kStreams stream slots, each a stream with its own buffers and events: while one chunk's
  * rows are copied into its slot's pinned staging on the host, the previous chunk uploads,
  * computes and downloads on the other slot's stream. The engine keeps no global state;
- * calls on one engine must not overlap.
+ * calls on one engine must not overlap. A device strip that names a caller's stream
+ * (gs_strip.stream) runs every chunk on that stream and returns once they are queued; the
+ * engine then remembers an event after them, which its next call's streams wait for and
+ * which any freeing of its buffers waits for on the host.
  */
 
 constexpr int kStreams = 2; /* double buffering: copy-in overlaps GPU work */
@@ -43,6 +46,8 @@ struct gs_strip_stream {
     void *d_carry, *h_carry;          /* 2d: the table row above the strip (device, pinned) */
     size_t cap_carry;                 /* bytes of d_carry and h_carry */
     gs_cuda_integral_scratch table_scratch; /* 2d: the tiles' look-back words */
+    cudaEvent_t queued_done;          /* after the last call queued on a caller's stream */
+    bool queued_pending;              /* queued_done may not have happened yet */
     uint64_t upload_ns, kernel_ns, download_ns; /* summed event times (host strips) */
 };
 
@@ -67,14 +72,26 @@ cudaError_t gs_strip_stream_init(gs_strip_stream *ss, bool device_memory);
 /* Wait for the engine's streams, then free its buffers, events and streams. */
 void gs_strip_stream_release(gs_strip_stream *ss);
 
-/* Compute `w` over a checked strip, every slot drained before returning, on error too. */
+/* The caller's stream a strip names (gs_strip.stream), for a device-memory engine; NULL
+ * when the strip names none, and the call waits for its own work. */
+cudaStream_t gs_strip_stream_queue(const gs_strip_stream *ss, const gs_strip *s);
+
+/* Compute `w` over a checked strip: queued on the strip's stream (gs_strip_stream_queue),
+ * or every slot drained before returning, on error too. */
 cudaError_t gs_strip_stream_run(gs_strip_stream *ss, const gs_strip *s, const strip_work &w);
 
-/* A device strip's rows copied unchanged, device to device (smoothing with no passes). */
+/* A device strip's rows copied unchanged, device to device (smoothing with no passes),
+ * queued on the strip's stream or waited for. */
 cudaError_t gs_strip_stream_copy(gs_strip_stream *ss, const gs_strip *s);
 
 /* Upload the 2d table's row above the next strip (`bytes` of host memory) ahead of an
- * OP_2D run; the run leaves the strip's last row in d_carry. */
-cudaError_t gs_strip_stream_set_carry(gs_strip_stream *ss, const void *column_sums, size_t bytes);
+ * OP_2D run of strip `s`, on the stream that run starts on; the run leaves the strip's
+ * last row in d_carry. */
+cudaError_t gs_strip_stream_set_carry(gs_strip_stream *ss, const gs_strip *s,
+                                      const void *column_sums, size_t bytes);
+
+/* Wait on the host for the work queued on a caller's stream (buffers about to be reused
+ * from the host, or freed). */
+cudaError_t gs_strip_stream_settle(gs_strip_stream *ss);
 
 #endif /* GS_CUDA_STRIP_STREAM_H */

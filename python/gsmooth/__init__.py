@@ -20,7 +20,7 @@ __version__ = _n.lib.gsmooth_version().decode()
 _AXES = {"x": _n.AXIS_X, "y": _n.AXIS_Y, "xy": _n.AXIS_X | _n.AXIS_Y}
 _MODES = {"rows": _n.INTEGRAL_ROWS, "2d": _n.INTEGRAL_2D}
 _CUDA_KINDS = (_dlpack.KDL_CUDA, _dlpack.KDL_CUDA_MANAGED)
-_LEGACY_DEFAULT_STREAM = 1  # DLPack's name for CUDA's default stream, where the plugin waits
+_LEGACY_DEFAULT_STREAM = 1  # DLPack's name for CUDA's legacy default stream (the handle 0)
 
 _contexts = {}
 _contexts_lock = threading.Lock()
@@ -230,16 +230,26 @@ def _same_kind(a, result):
 
 # ---- CUDA tensors (DLPack) ----
 
-def _cuda_dlpack(a):
-    """a's DLPack view, its producer's pending writes ordered before the default stream."""
+def _current_stream(a):
+    """The CUDA stream handle the call is queued on: cupy's current stream for a cupy
+    array, else the legacy default stream (0)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and isinstance(a, cupy.ndarray):
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def _cuda_dlpack(a, stream):
+    """a's DLPack view, its producer's pending writes ordered before `stream` (a handle;
+    0, the legacy default stream, is 1 to DLPack)."""
     try:
-        return _dlpack.view(a, stream=_LEGACY_DEFAULT_STREAM)
+        return _dlpack.view(a, stream=stream or _LEGACY_DEFAULT_STREAM)
     except BufferError as e:  # the producer cannot export this array as it is
         raise ValueError(f"cannot read this CUDA array through DLPack: {e}") from e
 
 
-def _cuda_view(a):
-    v = _cuda_dlpack(a)
+def _cuda_view(a, stream):
+    v = _cuda_dlpack(a, stream)
     kind = {_dlpack.KDL_UINT: "u", _dlpack.KDL_FLOAT: "f"}.get(v.code)
     if kind is None or _sample_name(kind, v.bits) is None or v.lanes != 1:
         raise _dtype_error(f"DLPack type code {v.code}, {v.bits} bits")
@@ -278,18 +288,27 @@ def _cuda_image(v, h, w):
 
 class _Prepared:
     """One call's arguments: the source and result as libgsmooth images, what keeps their
-    memory alive, and the result to hand back."""
-    __slots__ = ("src", "dst", "keep", "result")
+    memory alive, the result to hand back, and for CUDA buffers the stream handle the work
+    is queued on (0: the legacy default stream; None: host memory, a waited call)."""
+    __slots__ = ("src", "dst", "keep", "result", "stream")
 
-    def __init__(self, src, dst, keep, result):
-        self.src, self.dst, self.keep, self.result = src, dst, keep, result
+    def __init__(self, src, dst, keep, result, stream=None):
+        self.src, self.dst, self.keep, self.result, self.stream = src, dst, keep, result, stream
+
+
+# torch's current stream of a device as a raw handle: the private accessor costs about a
+# microsecond where torch.cuda.current_stream() builds a Stream object (several).
+def _torch_stream_handle(torch, ordinal):
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(ordinal) if raw is not None else torch.cuda.current_stream(ordinal).cuda_stream
 
 
 def _prepare_torch_cuda(t, result_of):
     """A torch CUDA tensor read through torch's own accessors (DLPack's capsules cost tens
-    of microseconds a call, a fifth of a 16384^2 K=3 kernel). Ordering as DLPack's stream=1
-    asks: torch's current stream's work comes before the default stream's, where the plugin
-    waits."""
+    of microseconds a call, a fifth of a 16384^2 K=3 kernel). The work is queued on torch's
+    current stream of the tensor's device, after what torch queued there, as a torch
+    operation is: the result is allocated on that stream, so torch's allocator keeps both
+    tensors' memory until the work has run."""
     torch = sys.modules["torch"]
     name = {torch.uint8: "uint8", getattr(torch, "uint16", None): "uint16",
             torch.float32: "float32"}.get(t.dtype)
@@ -300,20 +319,17 @@ def _prepare_torch_cuda(t, result_of):
     if (w > 1 and t.stride(1) != 1) or (h > 1 and t.stride(0) < w):
         t = t.contiguous()
     device = t.device
-    current = torch.cuda.current_stream(device)
-    if current.cuda_stream != 0:  # not the default stream itself
-        torch.cuda.default_stream(device).wait_stream(current)
+    ordinal = device.index if device.index is not None else torch.cuda.current_device()
     out_name = result_of(name, w, h)
     out_bits = np.dtype(out_name).itemsize * 8
     dtype = getattr(torch, out_name, None)
     if dtype is None:
         raise TypeError(f"this torch has no {out_name}: gsmooth needs torch 2.3 or later for it")
     out = torch.empty((h, w), dtype=dtype, device=device)
-    ordinal = device.index if device.index is not None else torch.cuda.current_device()
     src = _n.Image(t.data_ptr(), t.stride(0) * (bits // 8) if h > 1 else w * (bits // 8), w, h,
                    bits, _n.MEMORY_CUDA, ordinal)
     dst = _n.Image(out.data_ptr(), w * (out_bits // 8), w, h, out_bits, _n.MEMORY_CUDA, ordinal)
-    return _Prepared(src, dst, (t,), out)
+    return _Prepared(src, dst, (t,), out, _torch_stream_handle(torch, ordinal))
 
 
 def _is_torch_tensor(a):
@@ -330,7 +346,8 @@ def _prepare(a, result_of):
         a = a.detach()  # a CPU tensor that requires grad exports no DLPack
     dev = None if isinstance(a, np.ndarray) else _dlpack.device_of(a)
     if dev is not None and dev[0] in _CUDA_KINDS:
-        v, h, w, rows_ok = _cuda_view(a)
+        stream = _current_stream(a)
+        v, h, w, rows_ok = _cuda_view(a, stream)
         if not rows_ok:  # not contiguous within rows: a dense copy on the device
             fw = _framework(a)
             if hasattr(fw, "ascontiguousarray"):
@@ -339,12 +356,12 @@ def _prepare(a, result_of):
                 a = a.contiguous()
             else:
                 raise ValueError(f"CUDA arrays of {fw.__name__} need contiguous rows")
-            v, h, w, rows_ok = _cuda_view(a)
+            v, h, w, rows_ok = _cuda_view(a, stream)
         out_name = result_of(_sample_name("f" if v.code == _dlpack.KDL_FLOAT else "u", v.bits), w, h)
         out = _cuda_empty(a, h, w, out_name, v.device_id)
-        ov = _cuda_dlpack(out)
+        ov = _cuda_dlpack(out, stream)
         dst = _cuda_image(ov, h, w)
-        return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out)
+        return _Prepared(_cuda_image(v, h, w), dst, (v, ov), out, stream)
     arr, name, data, h, w = _host_array(a)
     out_name = result_of(name, w, h)
     out = np.empty((h, w), dtype=arr.dtype if out_name == name else out_name)
@@ -361,17 +378,20 @@ def _error_buffer():
     return buf
 
 
-def _run(call, a, result_of, backend, threads):
-    """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes);
-    result_of(sample type name, w, h) names the result's dtype."""
+def _run(call, queued, a, result_of, backend, threads):
+    """Prepare `a` and run `call(ctx, src, dst, err)` with the GIL released (ctypes), or
+    for CUDA buffers `queued(ctx, src, dst, stream, err)`, which queues the work on the
+    stream; result_of(sample type name, w, h) names the result's dtype."""
     p = _prepare(a, result_of)
     ctx = _context(backend, threads)
     err = _error_buffer()
-    rc = call(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), err)
+    if p.stream is None:
+        rc = call(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), err)
+    else:
+        rc = queued(ctx, ctypes.byref(p.src), ctypes.byref(p.dst), p.stream or None, err)
     if rc:
         _raise(rc, err)
-    cuda = p.src.memory == _n.MEMORY_CUDA
-    return p.result if cuda else _same_kind(a, p.result)
+    return _same_kind(a, p.result) if p.stream is None else p.result
 
 
 def _passes(iters, sigma):
@@ -404,13 +424,17 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None, dt
     gsmooth command; or give `sigma` in pixels for K = round(3 sigma^2 / 2) passes, close to
     a Gaussian of that sigma (docs/sigma.md). The result has the input's dtype, or with
     dtype=numpy.float32 the unrounded passes. Float32 follows IEEE arithmetic (a NaN
-    spreads one sample a pass; every NaN comes back as the one quiet NaN). A CUDA tensor (torch, cupy) runs on its own
-    device and comes back as one of its kind. `threads`: CPU threads for the call (default
+    spreads one sample a pass; every NaN comes back as the one quiet NaN). A CUDA tensor
+    (torch, cupy) runs on its own device, queued on its library's current stream as that
+    library's own operations are (the call returns before the result is computed; reading
+    it waits, as for any CUDA tensor), and comes back as one of its kind. `threads`: CPU threads for the call (default
     every CPU, calls from several threads taking turns); given, the calling thread gets a
     context of its own, so that threads each given 1 compute at once (as in a thread pool)."""
     iters = _passes(iters, sigma)
     axes = _axes(axis)
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_smooth(ctx, s, d, iters, axes, e, _n.ERR_SIZE),
+                lambda ctx, s, d, q, e: _n.lib.gsmooth_smooth_on_stream(ctx, s, d, iters, axes, q, e,
+                                                                        _n.ERR_SIZE),
                 a, _smooth_result(dtype), backend, threads)
 
 
@@ -418,13 +442,15 @@ def integral(a, mode="rows", backend="auto", threads=None):
     """Integral image of a 2-D uint8/uint16/float32 image: 'rows' (prefix sums along each
     row) or '2d' (summed-area table), exact in uint32, or uint64 where a sum could pass
     2^32; float32 in float64, each row summed from left to right, then down each column, as
-    numpy.cumsum does it. `threads` as for smooth."""
+    numpy.cumsum does it. A CUDA tensor as for smooth (a '2d' table waits for its result).
+    `threads` as for smooth."""
     m = _mode(mode)
 
     def result_of(name, w, h):
         bits = _n.lib.gsmooth_integral_bits(m, _SAMPLE_BITS[name], w, h)
         return "float64" if name == "float32" else f"uint{bits}"
     return _run(lambda ctx, s, d, e: _n.lib.gsmooth_integral(ctx, s, d, m, e, _n.ERR_SIZE),
+                lambda ctx, s, d, q, e: _n.lib.gsmooth_integral_on_stream(ctx, s, d, m, q, e, _n.ERR_SIZE),
                 a, result_of, backend, threads)
 
 

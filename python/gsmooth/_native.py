@@ -139,6 +139,12 @@ lib.gsmooth_smooth.restype = ctypes.c_int
 lib.gsmooth_integral.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.POINTER(Image),
                                  ctypes.c_int, *_err]
 lib.gsmooth_integral.restype = ctypes.c_int
+lib.gsmooth_smooth_on_stream.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.POINTER(Image),
+                                         ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p, *_err]
+lib.gsmooth_smooth_on_stream.restype = ctypes.c_int
+lib.gsmooth_integral_on_stream.argtypes = [ctypes.c_void_p, ctypes.POINTER(Image), ctypes.POINTER(Image),
+                                           ctypes.c_int, ctypes.c_void_p, *_err]
+lib.gsmooth_integral_on_stream.restype = ctypes.c_int
 lib.gsmooth_integral_bits.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
 lib.gsmooth_integral_bits.restype = ctypes.c_uint32
 lib.gsmooth_file_options_init.argtypes = [ctypes.POINTER(FileOptions)]

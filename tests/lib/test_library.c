@@ -333,6 +333,20 @@ START_TEST(refusals)
     dev_src.memory = dev_dst.memory = GSMOOTH_MEMORY_CUDA;
     ck_assert_int_eq(gsmooth_smooth(ctx, &dev_src, &dev_dst, 3, 0, err, sizeof err), GSMOOTH_ERR_BACKEND);
     ck_assert_ptr_nonnull(strstr(err, "host memory only"));
+    /* a call queued on a stream takes CUDA buffers, and a backend that queues on one */
+    ck_assert_int_eq(gsmooth_smooth_on_stream(ctx, &src, &dst, 3, 0, NULL, err, sizeof err), GSMOOTH_ERR_USAGE);
+    ck_assert_str_eq(err, "a call on a CUDA stream takes CUDA buffers, not host memory");
+    ck_assert_int_eq(gsmooth_integral_on_stream(ctx, &src, &dst, GSMOOTH_INTEGRAL_ROWS, NULL, err, sizeof err),
+                     GSMOOTH_ERR_USAGE); /* checked as gsmooth_integral first: 8-bit result */
+    ck_assert_ptr_nonnull(strstr(err, "needs 32"));
+    uint32_t r32[4 * 6] = {0};
+    gsmooth_image rows32 = {r32, 24, 6, 4, 32, GSMOOTH_MEMORY_HOST, 0};
+    ck_assert_int_eq(gsmooth_integral_on_stream(ctx, &src, &rows32, GSMOOTH_INTEGRAL_ROWS, NULL, err, sizeof err),
+                     GSMOOTH_ERR_USAGE);
+    ck_assert_str_eq(err, "a call on a CUDA stream takes CUDA buffers, not host memory");
+    ck_assert_int_eq(gsmooth_smooth_on_stream(ctx, &dev_src, &dev_dst, 3, 0, NULL, err, sizeof err),
+                     GSMOOTH_ERR_BACKEND);
+    ck_assert_ptr_nonnull(strstr(err, "host memory only"));
     gsmooth_context_destroy(ctx);
 
     gsmooth_context_options o;

@@ -630,6 +630,27 @@ def test_cuda_tensor_on_the_producers_stream():
     np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 3))
 
 
+def test_cuda_call_is_queued_on_the_current_stream():
+    # as a torch operation: queued on the current stream, the call back before its work runs
+    torch = cuda_torch()
+    a = random_image(1024, 2048)
+    t = torch.from_numpy(a).to("cuda")
+    for axis in ("y", "x"):
+        gsmooth.smooth(t, 3, axis)  # the plugin's buffers grown before the stream is held
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(2_000_000_000)  # about a second of the stream's time
+        got = gsmooth.smooth(t, 3, "y")
+        queued = not s.query()
+        twice = gsmooth.smooth(got, 2, "x")  # reads `got` in the stream's order
+    s.synchronize()
+    assert queued, "gsmooth.smooth waited for the stream"
+    want = ref_smooth(a, 3, "y")
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
+    np.testing.assert_array_equal(twice.cpu().numpy(), ref_smooth(want, 2, "x"))
+
+
 def test_cuda_bad_tensors():
     torch = cuda_torch()
     with pytest.raises(TypeError, match="expected uint8, uint16 or float32"):
