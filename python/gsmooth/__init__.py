@@ -296,11 +296,21 @@ class _Prepared:
         self.src, self.dst, self.keep, self.result, self.stream = src, dst, keep, result, stream
 
 
-# torch's current stream of a device as a raw handle: the private accessor costs about a
-# microsecond where torch.cuda.current_stream() builds a Stream object (several).
-def _torch_stream_handle(torch, ordinal):
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    return raw(ordinal) if raw is not None else torch.cuda.current_stream(ordinal).cuda_stream
+class _TorchNames:
+    """What a torch CUDA call looks up, found once: its sample dtypes to their names, and
+    the accessor of a device's current stream as a raw handle (torch's private one costs
+    about a microsecond where torch.cuda.current_stream() builds a Stream object)."""
+    __slots__ = ("samples", "stream_handle")
+
+    def __init__(self, torch):
+        self.samples = {torch.uint8: "uint8", torch.float32: "float32"}
+        if hasattr(torch, "uint16"):
+            self.samples[torch.uint16] = "uint16"
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.stream_handle = raw or (lambda ordinal: torch.cuda.current_stream(ordinal).cuda_stream)
+
+
+_torch_names = None
 
 
 def _prepare_torch_cuda(t, result_of):
@@ -309,9 +319,11 @@ def _prepare_torch_cuda(t, result_of):
     current stream of the tensor's device, after what torch queued there, as a torch
     operation is: the result is allocated on that stream, so torch's allocator keeps both
     tensors' memory until the work has run."""
+    global _torch_names
     torch = sys.modules["torch"]
-    name = {torch.uint8: "uint8", getattr(torch, "uint16", None): "uint16",
-            torch.float32: "float32"}.get(t.dtype)
+    if _torch_names is None:
+        _torch_names = _TorchNames(torch)
+    name = _torch_names.samples.get(t.dtype)
     if name is None:
         raise _dtype_error(str(t.dtype).replace("torch.", ""))
     bits = _SAMPLE_BITS[name]
@@ -321,15 +333,15 @@ def _prepare_torch_cuda(t, result_of):
     device = t.device
     ordinal = device.index if device.index is not None else torch.cuda.current_device()
     out_name = result_of(name, w, h)
-    out_bits = np.dtype(out_name).itemsize * 8
     dtype = getattr(torch, out_name, None)
     if dtype is None:
         raise TypeError(f"this torch has no {out_name}: gsmooth needs torch 2.3 or later for it")
     out = torch.empty((h, w), dtype=dtype, device=device)
+    out_bits = out.element_size() * 8
     src = _n.Image(t.data_ptr(), t.stride(0) * (bits // 8) if h > 1 else w * (bits // 8), w, h,
                    bits, _n.MEMORY_CUDA, ordinal)
     dst = _n.Image(out.data_ptr(), w * (out_bits // 8), w, h, out_bits, _n.MEMORY_CUDA, ordinal)
-    return _Prepared(src, dst, (t,), out, _torch_stream_handle(torch, ordinal))
+    return _Prepared(src, dst, (t,), out, _torch_names.stream_handle(ordinal))
 
 
 def _is_torch_tensor(a):
