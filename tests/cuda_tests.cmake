@@ -58,7 +58,7 @@ set_tests_properties(cuda_cli PROPERTIES LABELS "cuda" ENVIRONMENT "GSMOOTH_BACK
 # Device work queued on a caller's stream (gs_strip.stream): calls return before their work,
 # results exact, calls on two streams ordered (label gpu; 77 without a device).
 add_executable(test_cuda_stream ${CMAKE_CURRENT_LIST_DIR}/test_cuda_stream.c)
-target_link_libraries(test_cuda_stream PRIVATE gs_plugin_abi gs_kernels CUDA::cudart_static
+target_link_libraries(test_cuda_stream PRIVATE gs_plugin_abi gs_kernels CUDA::cudart_static Threads::Threads
   PkgConfig::CHECK ${CMAKE_DL_LIBS})
 add_dependencies(test_cuda_stream gsmooth_cuda)
 add_test(NAME cuda_stream COMMAND $<TARGET_FILE:test_cuda_stream> ${GS_CUDA_PLUGIN})

@@ -14,6 +14,7 @@
 #include <check.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,43 @@ static void shut(gate *g, cudaStream_t s)
     ck_assert_int_eq(cudaLaunchHostFunc(s, wait_for_gate, g), cudaSuccess);
 }
 
+/* Whether a held stream has work pending; the query's NotReady is not left as this thread's
+ * last error (the plugin's next launch would read it). */
+static int still_pending(cudaStream_t s)
+{
+    const cudaError_t e = cudaStreamQuery(s);
+    cudaGetLastError();
+    return e == cudaErrorNotReady;
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Open a gate from another thread after `delay_ms`. */
+typedef struct opener {
+    gate *g;
+    long delay_ms;
+} opener;
+
+static void *open_later(void *arg)
+{
+    opener *o = arg;
+    struct timespec nap = {o->delay_ms / 1000, (o->delay_ms % 1000) * 1000000L};
+    nanosleep(&nap, NULL);
+    atomic_store(&o->g->open, 1);
+    return NULL;
+}
+
+/* A stream of its own and pinned memory (allocated before any stream is held) to look at
+ * a result while the stream that computes it is held. */
+static cudaStream_t g_peek;
+static uint8_t *g_peek_buf;
+static const size_t kPeekBytes = (size_t)1024 * 700;
+
 /* ---- images on the device ---- */
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
@@ -93,6 +131,18 @@ static image make_image(uint32_t width, uint32_t height)
 static void free_image(image *im)
 {
     cudaFree(im->d_src), cudaFree(im->d_dst), free(im->host);
+}
+
+/* The result still holds the 0xA5 it was filled with: its work has not run. */
+static void expect_untouched(const image *im, const char *what)
+{
+    const size_t n = (size_t)im->width * im->height;
+    ck_assert(n <= kPeekBytes);
+    ck_assert_int_eq(cudaMemcpyAsync(g_peek_buf, im->d_dst, n, cudaMemcpyDeviceToHost, g_peek), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(g_peek), cudaSuccess);
+    for (size_t i = 0; i < n; ++i)
+        if (g_peek_buf[i] != 0xA5)
+            ck_abort_msg("%s: written before its stream ran (byte %zu)", what, i);
 }
 
 static gs_strip strip_on(const image *im, cudaStream_t stream)
@@ -161,14 +211,15 @@ START_TEST(queued_calls_return_before_their_work)
         gate g;
         shut(&g, stream ? stream : cudaStreamLegacy);
         smooth_queued(&im, stream, cases[c].iters, cases[c].axes);
-        const cudaError_t pending = cudaStreamQuery(stream ? stream : cudaStreamLegacy);
-        atomic_store(&g.open, 1);
-        ck_assert_int_eq(cudaStreamSynchronize(stream ? stream : cudaStreamLegacy), cudaSuccess);
-        ck_assert_msg(!atomic_load(&g.timed_out) && pending == cudaErrorNotReady,
-                      "case %zu: the call waited for its stream's work", c);
+        const int pending = still_pending(stream ? stream : cudaStreamLegacy);
         char what[96];
         snprintf(what, sizeof what, "case %zu: width %u K=%u axes 0x%x", c, cases[c].width,
                  cases[c].iters, cases[c].axes);
+        expect_untouched(&im, what); /* queued behind the gate, not run on a stream of its own */
+        atomic_store(&g.open, 1);
+        ck_assert_int_eq(cudaStreamSynchronize(stream ? stream : cudaStreamLegacy), cudaSuccess);
+        ck_assert_msg(!atomic_load(&g.timed_out) && pending, "%s: the call waited for its stream's work",
+                      what);
         expect_smoothed(&im, cases[c].iters, cases[c].axes, what);
         free_image(&im);
         if (stream) cudaStreamDestroy(stream);
@@ -194,13 +245,14 @@ START_TEST(calls_on_two_streams_keep_their_order)
     /* a short wait for B: were it not ordered after A, its few milliseconds would be done */
     struct timespec nap = {0, 200000000};
     nanosleep(&nap, NULL);
-    const cudaError_t b_pending = cudaStreamQuery(b);
+    const int b_pending = still_pending(b);
+    expect_untouched(&first, "first, on the held stream A");
+    expect_untouched(&second, "second, on stream B after A");
     atomic_store(&g.open, 1);
     ck_assert_int_eq(cudaStreamSynchronize(a), cudaSuccess);
     ck_assert_int_eq(cudaStreamSynchronize(b), cudaSuccess);
     ck_assert_msg(!atomic_load(&g.timed_out), "a call waited for a stream held shut");
-    ck_assert_msg(b_pending == cudaErrorNotReady, "stream B ran before A's work (%s)",
-                  cudaGetErrorName(b_pending));
+    ck_assert_msg(b_pending, "stream B ran before A's work");
     expect_smoothed(&first, 20, GS_AXIS_Y, "first, on stream A");
     expect_smoothed(&second, 20, GS_AXIS_Y, "second, on stream B");
     free_image(&first), free_image(&second);
@@ -241,7 +293,7 @@ START_TEST(integrals_on_a_stream)
             ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
             shut(&g, stream);
             ck_assert_msg(g_cuda->integral_rows(g_inst, &s, err, sizeof err) == GS_PLUGIN_OK, "%s", err);
-            ck_assert_int_eq(cudaStreamQuery(stream), cudaErrorNotReady);
+            ck_assert(still_pending(stream));
         }
         atomic_store(&g.open, 1);
         for (uint32_t y0 = 0; table && y0 < height; y0 += 32) { /* strips of 32 rows, carried */
@@ -265,18 +317,33 @@ START_TEST(integrals_on_a_stream)
 }
 END_TEST
 
-/* A waited call (no stream) after a queued one, on the same instance and scratch: exact. */
+/* A waited call (no stream) after a queued one that is held, on the same instance and
+ * scratch: it waits for the held work (a thread opens the gate after 300 ms), and both are
+ * exact. */
 START_TEST(waited_call_after_a_queued_one)
 {
     cudaStream_t stream;
     ck_assert_int_eq(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
     image first = make_image(1024, 500), second = make_image(1024, 500);
+    smooth_queued(&first, stream, 20, GS_AXIS_Y); /* buffers grown */
+    ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
+    gate g;
+    shut(&g, stream);
     smooth_queued(&first, stream, 20, GS_AXIS_Y);
+    opener o = {&g, 300};
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, open_later, &o), 0);
     char err[ERR_LEN] = "";
     gs_strip s = strip_on(&second, NULL);
     s.stream = NULL;
+    const double t0 = seconds_now();
     ck_assert_msg(g_cuda->smooth_axes(g_inst, &s, GS_AXIS_Y, 0, 0, 20, err, sizeof err) == GS_PLUGIN_OK,
                   "%s", err);
+    const double waited = seconds_now() - t0;
+    pthread_join(thread, NULL);
+    ck_assert_msg(!atomic_load(&g.timed_out), "the gate timed out");
+    ck_assert_msg(waited >= 0.25, "the waited call took %.3f s: it did not wait for the queued work",
+                  waited);
     expect_smoothed(&second, 20, GS_AXIS_Y, "waited call");
     ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
     expect_smoothed(&first, 20, GS_AXIS_Y, "queued call before it");
@@ -310,7 +377,10 @@ int main(int argc, char **argv)
         return 1;
     }
     /* the plugin runs on device 0; the test's own allocations and streams too */
-    if (cudaSetDevice(0) != cudaSuccess) return 1;
+    if (cudaSetDevice(0) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&g_peek, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaMallocHost((void **)&g_peek_buf, kPeekBytes) != cudaSuccess)
+        return 1;
 
     Suite *suite = suite_create("cuda_stream");
     TCase *tc = tcase_create("queued");

@@ -205,11 +205,14 @@ GSMOOTH_API gsmooth_status gsmooth_integral(gsmooth_context *ctx, const gsmooth_
  * work already queued there, as a CUDA library call is (since 0.3). The call returns once
  * the work is queued: the result is ready for the stream's later work, and a caller that
  * reads it from the host synchronises the stream first. Errors found while queuing are
- * returned; a device fault after that shows on the stream, as for any CUDA work. The
- * buffers must stay allocated until the stream has run the work (stream-ordered
- * allocators, as torch's and cupy's, keep that for work on one stream). An integral_2d
- * still waits for its result before returning. Calls on different streams are ordered
- * where they share the backend's own scratch buffers. */
+ * returned (the result may then be partly written); a device fault after that shows on
+ * the stream, as for any CUDA work. The buffers must stay allocated until the stream has
+ * run the work (stream-ordered allocators, as torch's and cupy's, keep that for memory
+ * allocated on that stream). A context's device work shares its buffers, so each queued
+ * call also waits, on the device, for the context's previous one, whatever its stream:
+ * streams that must overlap take a context each. Two cases wait on the host: a 2d
+ * integral (its result), and a first call of a larger shape, which grows the context's
+ * buffers once the earlier work is done. */
 GSMOOTH_API gsmooth_status gsmooth_smooth_on_stream(gsmooth_context *ctx, const gsmooth_image *src,
                                                     const gsmooth_image *dst, uint32_t iters,
                                                     uint32_t axes, void *cuda_stream, char *err,

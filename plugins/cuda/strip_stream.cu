@@ -309,6 +309,9 @@ namespace {
  * (DLPack asks it to queue its writes there) and after the engine's last queued work. */
 cudaError_t begin_call(gs_strip_stream *ss, cudaStream_t queue, bool device)
 {
+    /* A caller's earlier non-sticky error on this thread (a stream query's NotReady) is not
+     * this call's: the launches below read the last error. */
+    cudaGetLastError();
     cudaError_t e = cudaSuccess;
     if (queue) return ss->queued_pending ? cudaStreamWaitEvent(queue, ss->queued_done, 0) : e;
     if (device) e = cudaStreamSynchronize(cudaStreamLegacy);

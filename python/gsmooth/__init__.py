@@ -235,7 +235,8 @@ def _current_stream(a):
     array, else the legacy default stream (0)."""
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(a, cupy.ndarray):
-        return cupy.cuda.get_current_stream().ptr
+        with cupy.cuda.Device(a.device.id):  # the current stream of a's device
+            return cupy.cuda.get_current_stream().ptr
     return 0
 
 
@@ -317,8 +318,10 @@ def _prepare_torch_cuda(t, result_of):
     """A torch CUDA tensor read through torch's own accessors (DLPack's capsules cost tens
     of microseconds a call, a fifth of a 16384^2 K=3 kernel). The work is queued on torch's
     current stream of the tensor's device, after what torch queued there, as a torch
-    operation is: the result is allocated on that stream, so torch's allocator keeps both
-    tensors' memory until the work has run."""
+    operation is: the result (and a contiguous copy of the input) is allocated on that
+    stream, so torch's allocator keeps its memory until the work has run; an input made on
+    another stream is the caller's to keep (Tensor.record_stream), as for torch's own
+    operations."""
     global _torch_names
     torch = sys.modules["torch"]
     if _torch_names is None:
