@@ -313,7 +313,7 @@ int main(int argc, char **argv)
                                                      col_scr, s));
                     },
                     s);
-                add(op, k <= 8 ? "columns in registers" : "columns, 8-pass launches", ms,
+                add(op, k <= 10 ? "columns in registers" : "columns, 10-pass launches", ms,
                     floor_smooth, -1);
             }
             snprintf(op, sizeof op, "smooth xy K=%u", k);

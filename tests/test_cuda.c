@@ -71,14 +71,14 @@ static void add_axes(uint32_t w, uint32_t above, uint32_t rows, uint32_t below, 
 /* Down columns: widths across the column blocks and the rows kernel's spans, passes from 1
  * to 4 (8-bit column segments at least K from the window's ends take integer sums: every
  * window here but the whole images of 1, 2 and 37 rows holds such segments) and on both
- * sides of the registers kernel's limit (8), windows that are whole images, that carry
- * halos, and that are taller than one chunk (16 MiB). The small list (compute-sanitizer)
- * keeps K = 0, 2, 4, 8 (one 8-pass launch) and 20 (a chain's float-to-float launches and
- * both scratch halves). */
+ * sides of the column kernel's limit (10 passes a launch), windows that are whole images,
+ * that carry halos, and that are taller than one chunk (16 MiB). The small list
+ * (compute-sanitizer) keeps K = 0, 2, 4, 8, 10 (one launch, 10 its most), 20 (two) and 22
+ * (three: a float-to-float launch between, both scratch halves). */
 static void build_axes_cases(void)
 {
     static const uint32_t widths[] = {1, 2, 33, 1025, 4097, 32769};
-    static const uint32_t iters[] = {0, 1, 2, 3, 4, 8, 9, 20};
+    static const uint32_t iters[] = {0, 1, 2, 3, 4, 8, 10, 11, 20, 22};
     static const uint32_t windows[][3] = {{0, 1, 0}, {0, 2, 0}, {0, 37, 0}, {5, 20, 9}, {40, 300, 40}};
     for (int b = 8; b <= 16; b += 8)
         for (uint32_t axes = 2; axes <= 3; ++axes) {

@@ -213,9 +213,10 @@ static void build_cases(void)
     APPEND(g_smooth, g_smooth_n, 513, 200, 3, 32);
 
     /* smooth_axes: windows that are whole images and that carry halos; K on both sides of
-     * the column kernel's 8 passes a launch (9 and 20 chain float launches) */
+     * the column kernel's 10 passes a launch (11 and 20 chain two launches, 22 three: a
+     * float-to-float launch between, both scratch halves) */
     static const uint32_t awidths[] = {1, 2, 33, 257, 1025};
-    static const uint32_t aks[] = {0, 1, 3, 8, 9, 20};
+    static const uint32_t aks[] = {0, 1, 3, 10, 11, 20, 22};
     static const uint32_t axes[] = {GS_AXIS_X, GS_AXIS_Y, GS_AXIS_X | GS_AXIS_Y};
     for (int i = 0; i < COUNT(awidths); ++i)
         for (int j = 0; j < COUNT(aks); ++j)

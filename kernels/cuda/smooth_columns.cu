@@ -42,7 +42,7 @@ constexpr int kColumnThreads = 128;        /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
 constexpr int kUnroll = 6;                 /* rows loaded ahead: a multiple of 3 (ring slots) */
 constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
-constexpr uint32_t kMaxLaunchPasses = 8;   /* 3 x 9 x 4 floats of levels per thread */
+constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread */
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
