@@ -600,6 +600,20 @@ def test_cuda_parameter_off_the_current_device():
     np.testing.assert_array_equal(got.cpu().numpy(), ref_smooth(a, 3))
 
 
+def test_cuda_tensor_requiring_grad():
+    # read through data_ptr() with no detach: the result is a new dense tensor outside autograd
+    torch = cuda_torch()
+    a = float_samples(70, 333)
+    t = torch.from_numpy(a).to("cuda").requires_grad_(True)
+    got = gsmooth.smooth(t, 4, "xy")
+    assert not got.requires_grad and got.is_contiguous() and got.dtype == torch.float32
+    assert_same_bits(got.cpu().numpy(), float_passes(a, 4, "xy"))
+    padded = t[:, 1:300]  # rows 333 apart: the result is still dense
+    got = gsmooth.smooth(padded, 2)
+    assert got.stride() == (299, 1)
+    assert_same_bits(got.cpu().numpy(), float_passes(a[:, 1:300], 2, "x"))
+
+
 def test_cuda_row_end_not_a_vector():
     # 52 bytes: a last row of 20 samples ends mid-vector; the in-place kernels would read past
     torch = cuda_torch()
