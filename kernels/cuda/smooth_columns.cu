@@ -17,20 +17,21 @@
 #include <type_traits>
 
 /*
- * Layout. A thread owns kCols neighbouring columns of a segment of output rows. It walks
- * down them from `passes` rows above the segment to `passes` rows below (clipped to the
- * window), keeping for each level (0 = the input, j = after j passes) the last three rows'
- * values in registers: at each step a new input row enters level 0 and every level j
- * computes its row y - j. A segment edge that is not a window end spoils one more row each
- * pass, so the `passes` rows of context on each side absorb exactly that. Rows are loaded
- * kUnroll at a time, in one vector per thread, before the passes run over them: a warp then
- * has kUnroll x 32 vectors in flight, which is what keeps the memory system busy. Only the
- * batches at a window's ends check bounds and use the two-term mean. Up to
- * kMaxLaunchPasses passes run in one launch; more go out as a chain of launches over the
- * whole window, float32 between them (each launch takes the window's ends as column ends,
- * which is exactly the contract), and the last writes the output rows. A u8 -> u8 launch of
- * at most kPackedMaxPasses passes walks a segment whose output rows are all at least K from
- * the window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
+ * Layout. A thread owns kCols neighbouring columns (the float walk of float32 input above
+ * kPackedMaxPasses passes: 2) of a segment of output rows. It walks down them from
+ * `passes` rows above the segment to `passes` rows below (clipped to the window), keeping
+ * for each level (0 = the input, j = after j passes) the last three rows' values in
+ * registers: at each step a new input row enters level 0 and every level j computes its
+ * row y - j. A segment edge that is not a window end spoils one more row each pass, so the
+ * `passes` rows of context on each side absorb exactly that. Rows are loaded kUnroll at a
+ * time, in one vector per thread, before the passes run over them: a warp then has kUnroll
+ * x 32 vectors in flight, which is what keeps the memory system busy. Only the batches at
+ * a window's ends check bounds and use the two-term mean. Up to kMaxLaunchPasses passes
+ * run in one launch; more go out as a chain of launches over the whole window, float32
+ * between them (each launch takes the window's ends as column ends, which is exactly the
+ * contract), and the last writes the output rows. A u8 -> u8 launch of at most
+ * kPackedMaxPasses passes walks a segment whose output rows are all at least K from the
+ * window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
  * are the same), fewer instructions than the float passes.
  */
 
@@ -42,7 +43,7 @@ constexpr int kColumnThreads = 128;        /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
 constexpr int kUnroll = 6;                 /* rows loaded ahead: a multiple of 3 (ring slots) */
 constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
-constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread */
+constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread (u8, u16) */
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
@@ -76,39 +77,60 @@ __device__ __forceinline__ float column_step(float up, float mid, float down, ui
     return column_mean3<Div>(up, mid, down);
 }
 
-/* kCols samples of a row from column x: one vector when all are inside the row (x is a
- * multiple of kCols and rows are 16-byte aligned), else one by one. */
-template <typename T> struct Vec;
-template <> struct Vec<uint8_t> { using type = uchar4; };
-template <> struct Vec<uint16_t> { using type = ushort4; };
-template <> struct Vec<float> { using type = float4; };
+/* Columns a thread of the float walk: 2 for float32 input above the integer sums' passes,
+ * else 4. Three rows of K + 1 levels of 4 columns took 181 registers at K = 10 (2 blocks an
+ * SM) and the walk waited on memory; with 2 columns (108 registers, 4 blocks) f32 y K=10 ran
+ * 3.86 -> 2.51 ms on an H100, but u8 and u16 input, loading 2 or 4 bytes a thread, ran
+ * slower (u8 y K=10 1.21 -> 1.44 ms): docs/performance.md. */
+template <int K, typename Tin>
+constexpr int kWalkCols = K > kPackedMaxPasses && std::is_same<Tin, float>::value ? 2 : kCols;
 
-template <typename T>
+template <typename T, int C> struct Vec;
+template <> struct Vec<uint8_t, 4> { using type = uchar4; };
+template <> struct Vec<uint16_t, 4> { using type = ushort4; };
+template <> struct Vec<float, 4> { using type = float4; };
+template <> struct Vec<uint8_t, 2> { using type = uchar2; };
+template <> struct Vec<uint16_t, 2> { using type = ushort2; };
+template <> struct Vec<float, 2> { using type = float2; };
+
+/* C samples of a row from column x: one vector when all are inside the row (x is a
+ * multiple of C and rows are 16-byte aligned), else one by one. */
+template <typename T, int C>
 __device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t width,
-                                          float (&out)[kCols])
+                                          float (&out)[C])
 {
     const T *p = (const T *)row + x;
-    if (x + kCols <= width) {
-        const typename Vec<T>::type q = *(const typename Vec<T>::type *)p;
-        out[0] = (float)q.x, out[1] = (float)q.y, out[2] = (float)q.z, out[3] = (float)q.w;
+    if (x + C <= width) {
+        const typename Vec<T, C>::type q = *(const typename Vec<T, C>::type *)p;
+        out[0] = (float)q.x, out[1] = (float)q.y;
+        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
     } else {
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
+        for (int c = 0; c < C; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
     }
 }
 
 /* Floats are stored as Div stores them (NaN canonical for float32 samples). */
-template <typename T, class Div>
+template <typename T, class Div, int C>
 __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
-                                           const float (&v)[kCols])
+                                           const float (&v)[C])
 {
     T *p = (T *)row + x;
-    if (x + kCols <= width) {
-        if constexpr (sizeof(T) == 4) {
+    if (x + C <= width) {
+        /* ReciprocalFma's rounding leaves each sample in its word's low bits */
+        if constexpr (sizeof(T) == 4 && C == 2) {
+            *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
+        } else if constexpr (sizeof(T) == 4) {
             *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
                                        Div::stored(v[3]));
+        } else if constexpr (C == 2) {
+            const float m = Sample<T>::maxval;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint16_t *)p = (uint16_t)__byte_perm(a, b, 0x0040u);
+            else
+                *(uint32_t *)p = pack_low_halves(a, b);
         } else {
-            /* ReciprocalFma's rounding leaves each sample in its word's low bits */
             const float m = Sample<T>::maxval;
             const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
             const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
@@ -119,7 +141,7 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
         }
     } else {
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) {
+        for (int c = 0; c < C; ++c) {
             if (x + c >= width) continue;
             if constexpr (sizeof(T) == 4)
                 p[c] = Div::stored(v[c]);
@@ -136,27 +158,27 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
  * kInterior: every row of the batch is inside the window and every row a level computes is
  * neither of its ends, so no bounds or end checks run (most batches).
  */
-template <int K, typename Tin, typename Tout, class Div, bool kInterior>
-__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const char *src,
+template <int K, typename Tin, typename Tout, class Div, bool kInterior, int C>
+__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const char *src,
                                              size_t src_pitch, char *dst, size_t dst_pitch,
                                              uint32_t x, uint32_t width, uint32_t y, uint32_t w0,
                                              uint32_t w1, uint32_t s0, uint32_t s1, uint32_t above)
 {
-    float in[kUnroll][kCols];
+    float in[kUnroll][C];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         if (kInterior || y + u < w1)
-            load_cols<Tin>(src + (size_t)(y + u) * src_pitch, x, width, in[u]);
+            load_cols<Tin, C>(src + (size_t)(y + u) * src_pitch, x, width, in[u]);
         else
 #pragma unroll
-            for (int c = 0; c < kCols; ++c) in[u][c] = 0.0f;
+            for (int c = 0; c < C; ++c) in[u][c] = 0.0f;
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         const uint32_t yy = y + u;
         if (!kInterior && yy >= w1 + K) break;
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) v[0][u % 3][c] = in[u][c];
+        for (int c = 0; c < C; ++c) v[0][u % 3][c] = in[u][c];
 #pragma unroll
         for (int j = 1; j <= K; ++j) {
             /* level j's row yy - j from level j-1's rows yy-j-1, yy-j, yy-j+1; slots are
@@ -166,7 +188,7 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][kCols], const 
             float *down = v[j - 1][(u - j + 1 + base) % 3], *out = v[j][(u - j + base) % 3];
             const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
 #pragma unroll
-            for (int c = 0; c < kCols; ++c)
+            for (int c = 0; c < C; ++c)
                 out[c] = kInterior ? column_mean3<Div>(up[c], mid[c], down[c])
                                    : column_step<Div>(up[c], mid[c], down[c], t, w1 - w0);
         }
@@ -303,7 +325,8 @@ __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                              uint32_t width, uint32_t rows, ColumnRows out)
 {
-    const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * kCols;
+    constexpr int C = kWalkCols<K, Tin>;
+    const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * C;
     if (x >= width) return;
     const uint32_t above = out.above;
     for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
@@ -312,22 +335,22 @@ __global__ void __launch_bounds__(kColumnThreads)
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         using Div = LaunchDivide<Tin, kFloatSamples>;
-        float v[K + 1][3][kCols];
+        float v[K + 1][3][C];
 #pragma unroll
         for (int j = 0; j <= K; ++j)
 #pragma unroll
             for (int i = 0; i < 3; ++i)
 #pragma unroll
-                for (int c = 0; c < kCols; ++c) v[j][i][c] = 0.0f;
+                for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
         for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
             /* interior: the batch's loads are inside the window, and the rows its levels
              * compute, y - K - w0 .. y + kUnroll - 2 - w0, are neither window end */
             const bool interior = y >= w0 + K + 1 && y + kUnroll + 1 <= w1;
             if (interior)
-                column_batch<K, Tin, Tout, Div, true>(v, src, src_pitch, dst, dst_pitch, x, width,
+                column_batch<K, Tin, Tout, Div, true, C>(v, src, src_pitch, dst, dst_pitch, x, width,
                                                       y, w0, w1, s0, s1, above);
             else
-                column_batch<K, Tin, Tout, Div, false>(v, src, src_pitch, dst, dst_pitch, x, width,
+                column_batch<K, Tin, Tout, Div, false, C>(v, src, src_pitch, dst, dst_pitch, x, width,
                                                        y, w0, w1, s0, s1, above);
         }
     }
@@ -379,13 +402,13 @@ __global__ void __launch_bounds__(kColumnThreads)
 
 /* Kernel over output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of
  * `rows`, dst at window row `above`; segments fitted to whole waves of the device. */
-template <auto Kernel>
+template <auto Kernel, int kThreadCols = kCols>
 cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
                           uint32_t width, uint32_t rows, uint32_t above, uint32_t a0, uint32_t an,
                           uint32_t b0, uint32_t bn, cudaStream_t stream)
 {
     if (an + bn == 0) return cudaSuccess;
-    const uint32_t threads = (width + kCols - 1) / kCols;
+    const uint32_t threads = (width + kThreadCols - 1) / kThreadCols;
     const uint32_t blocks_x = (threads + kColumnThreads - 1) / kColumnThreads;
     uint32_t seg_rows;
     cudaError_t e = wave_segment_rows<Kernel>(kColumnThreads, an + bn, blocks_x, kSegmentRows, &seg_rows);
@@ -405,6 +428,7 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
 {
     constexpr auto kFloatWalk = columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
+    constexpr int C = kWalkCols<K, Tin>;
     if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
         const uint32_t o1 = above + out_rows;
         long i0, i1;
@@ -412,14 +436,14 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
         if (i0 < i1) {
             const uint32_t t0 = (uint32_t)i0, t1 = (uint32_t)i1;
             cudaError_t e;
-            if ((e = launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
+            if ((e = launch_kernel<kFloatWalk, C>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
                                                t0 - above, t1, o1 - t1, stream)) != cudaSuccess)
                 return e;
             return launch_kernel<columns_packed_kernel<K>>(src, src_pitch, dst, dst_pitch, width, rows,
                                                            above, t0, t1 - t0, 0, 0, stream);
         }
     }
-    return launch_kernel<kFloatWalk>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
+    return launch_kernel<kFloatWalk, C>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
                                      out_rows, 0, 0, stream);
 }
 
