@@ -321,9 +321,9 @@ __device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, 
  * those of `out` (ColumnRows), a row t written to dst row t - out.above. kFloatSamples: the
  * image's samples are float32 (IeeeDivide). */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
-__global__ void __launch_bounds__(kColumnThreads)
-    columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
-                             uint32_t width, uint32_t rows, ColumnRows out)
+__device__ __forceinline__ void column_walk(const char *src, size_t src_pitch, char *dst,
+                                            size_t dst_pitch, uint32_t width, uint32_t rows,
+                                            const ColumnRows &out)
 {
     constexpr int C = kWalkCols<K, Tin>;
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * C;
@@ -354,6 +354,38 @@ __global__ void __launch_bounds__(kColumnThreads)
                                                        y, w0, w1, s0, s1, above);
         }
     }
+}
+
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
+__global__ void __launch_bounds__(kColumnThreads)
+    columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
+                             uint32_t width, uint32_t rows, ColumnRows out)
+{
+    column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+}
+
+/* The same held to kWideWalkBlocks blocks an SM: 8 and 16-bit input above the integer sums'
+ * passes (4 columns, up to 181 registers at K = 10, so 2 blocks an SM unbounded). Bounding
+ * every walk changed the others' registers too (u16 K=3 92 -> 99, 6% slower), hence a
+ * kernel of its own. */
+constexpr int kWideWalkBlocks = 3;
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
+__global__ void __launch_bounds__(kColumnThreads, kWideWalkBlocks)
+    columns_registers_bounded_kernel(const char *src, size_t src_pitch, char *dst,
+                                     size_t dst_pitch, uint32_t width, uint32_t rows,
+                                     ColumnRows out)
+{
+    column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+}
+
+/* The float walk's kernel for K and the input type (only that one is instantiated). */
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
+constexpr auto float_walk_kernel()
+{
+    if constexpr (K > kPackedMaxPasses && !std::is_same<Tin, float>::value)
+        return columns_registers_bounded_kernel<K, Tin, Tout, kFloatSamples>;
+    else
+        return columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
 }
 
 /* The same for u8 columns whose output rows are all at least K from the window's ends, as
@@ -427,7 +459,7 @@ template <int K, typename Tin, typename Tout, bool kFloatSamples>
 cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
 {
-    constexpr auto kFloatWalk = columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
+    constexpr auto kFloatWalk = float_walk_kernel<K, Tin, Tout, kFloatSamples>();
     constexpr int C = kWalkCols<K, Tin>;
     if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
         const uint32_t o1 = above + out_rows;
