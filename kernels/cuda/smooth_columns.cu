@@ -364,13 +364,14 @@ __global__ void __launch_bounds__(kColumnThreads)
     column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
 }
 
-/* The same held to kWideWalkBlocks blocks an SM: 8 and 16-bit input above the integer sums'
- * passes (4 columns, up to 181 registers at K = 10, so 2 blocks an SM unbounded). Bounding
- * every walk changed the others' registers too (u16 K=3 92 -> 99, 6% slower), hence a
- * kernel of its own. */
-constexpr int kWideWalkBlocks = 3;
+/* The same held to kBoundedWalkBlocks blocks an SM, for walks above the integer sums'
+ * passes: 8 and 16-bit input (4 columns, up to 181 registers at K = 10, 2 blocks an SM
+ * unbounded) at 3, float32 input (2 columns, up to 114 registers, 4 blocks) at 5. Bounding
+ * every walk in one kernel changed the registers of those it need not hold (u16 K=3 92 ->
+ * 99, 6% slower), hence a kernel of its own (docs/performance.md). */
+template <typename Tin> constexpr int kBoundedWalkBlocks = std::is_same<Tin, float>::value ? 5 : 3;
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
-__global__ void __launch_bounds__(kColumnThreads, kWideWalkBlocks)
+__global__ void __launch_bounds__(kColumnThreads, kBoundedWalkBlocks<Tin>)
     columns_registers_bounded_kernel(const char *src, size_t src_pitch, char *dst,
                                      size_t dst_pitch, uint32_t width, uint32_t rows,
                                      ColumnRows out)
@@ -382,7 +383,7 @@ __global__ void __launch_bounds__(kColumnThreads, kWideWalkBlocks)
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 constexpr auto float_walk_kernel()
 {
-    if constexpr (K > kPackedMaxPasses && !std::is_same<Tin, float>::value)
+    if constexpr (K > kPackedMaxPasses)
         return columns_registers_bounded_kernel<K, Tin, Tout, kFloatSamples>;
     else
         return columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
