@@ -366,10 +366,11 @@ __global__ void __launch_bounds__(kColumnThreads)
 
 /* The same held to kBoundedWalkBlocks blocks an SM, for walks above the integer sums'
  * passes: 8 and 16-bit input (4 columns, up to 181 registers at K = 10, 2 blocks an SM
- * unbounded) at 3, float32 input (2 columns, up to 114 registers, 4 blocks) at 5. Bounding
+ * unbounded) at 3, float32 input (2 columns, up to 114 registers, 4 blocks) at 6 (80
+ * registers, a few bytes spilled at K = 10; 8 blocks spilled 600). Bounding
  * every walk in one kernel changed the registers of those it need not hold (u16 K=3 92 ->
  * 99, 6% slower), hence a kernel of its own (docs/performance.md). */
-template <typename Tin> constexpr int kBoundedWalkBlocks = std::is_same<Tin, float>::value ? 5 : 3;
+template <typename Tin> constexpr int kBoundedWalkBlocks = std::is_same<Tin, float>::value ? 6 : 3;
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
 __global__ void __launch_bounds__(kColumnThreads, kBoundedWalkBlocks<Tin>)
     columns_registers_bounded_kernel(const char *src, size_t src_pitch, char *dst,
