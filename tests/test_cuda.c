@@ -4,13 +4,13 @@
  */
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #include <check.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gsmooth/gsmooth_plugin.h"
+#include "plugin_or_skip.h"
 
 /*
  * Usage: test_cuda CPU_PLUGIN.so CUDA_PLUGIN.so. Exits 77 (ctest's skip) when the CUDA
@@ -20,7 +20,6 @@
  */
 
 #define ERR_LEN 512
-#define SKIP_CODE 77
 
 /* Everything the tests share, set up in main before the runner starts. */
 static const gs_plugin_desc *g_cpu, *g_cuda;
@@ -478,21 +477,6 @@ END_TEST
 
 /* ---- set-up ---- */
 
-static const gs_plugin_desc *load(const char *path)
-{
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!h) {
-        fprintf(stderr, "test_cuda: %s\n", dlerror());
-        return NULL;
-    }
-    gs_plugin_entry_fn entry = (gs_plugin_entry_fn)dlsym(h, GS_PLUGIN_ENTRY_NAME);
-    if (!entry) {
-        fprintf(stderr, "test_cuda: %s: no %s\n", path, GS_PLUGIN_ENTRY_NAME);
-        return NULL;
-    }
-    return entry();
-}
-
 static gs_plugin_instance *make(const gs_plugin_desc *d)
 {
     char err[ERR_LEN] = "";
@@ -510,14 +494,12 @@ int main(int argc, char **argv)
         return 2;
     }
     g_small = getenv("GSMOOTH_TEST_SMALL") && strcmp(getenv("GSMOOTH_TEST_SMALL"), "1") == 0;
-    g_cpu = load(argv[1]);
-    g_cuda = load(argv[2]);
+    g_cpu = gs_test_load_plugin("test_cuda", argv[1]);
+    g_cuda = gs_test_load_plugin("test_cuda", argv[2]);
     if (!g_cpu || !g_cuda) return 1;
     char why[ERR_LEN] = "";
-    if (g_cuda->probe(why, sizeof why) != GS_PLUGIN_OK) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return SKIP_CODE;
-    }
+    const int skip = gs_test_device_or_skip(g_cuda, why, sizeof why);
+    if (skip) return skip;
     printf("test_cuda: %s%s\n", why, g_small ? " (small case list)" : "");
     g_cpu_inst = make(g_cpu);
     g_cuda_inst = make(g_cuda);

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #include <check.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,10 +18,10 @@
 #include <string.h>
 
 #include "gsmooth/gsmooth_plugin.h"
+#include "plugin_or_skip.h"
 #include "reference.h"
 
 #define ERR_LEN 512
-#define SKIP_CODE 77
 
 static const gs_plugin_desc *g_cuda;
 static gs_plugin_instance *g_host_inst; /* host strips */
@@ -481,18 +480,11 @@ int main(int argc, char **argv)
         return 2;
     }
     g_small = getenv("GSMOOTH_TEST_SMALL") && strcmp(getenv("GSMOOTH_TEST_SMALL"), "1") == 0;
-    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    gs_plugin_entry_fn entry = h ? (gs_plugin_entry_fn)dlsym(h, GS_PLUGIN_ENTRY_NAME) : NULL;
-    if (!entry) {
-        fprintf(stderr, "test_cuda_float: %s: %s\n", argv[1], h ? "no entry" : dlerror());
-        return 1;
-    }
-    g_cuda = entry();
+    g_cuda = gs_test_load_plugin("test_cuda_float", argv[1]);
+    if (!g_cuda) return 1;
     char why[ERR_LEN] = "";
-    if (g_cuda->probe(why, sizeof why) != GS_PLUGIN_OK) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return SKIP_CODE;
-    }
+    const int skip = gs_test_device_or_skip(g_cuda, why, sizeof why);
+    if (skip) return skip;
     printf("test_cuda_float: %s%s\n", why, g_small ? " (small case list)" : "");
     g_host_inst = make(GS_MEMORY_HOST);
     g_dev_inst = make(GS_MEMORY_DEVICE);

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE /* RTLD_NODELETE */
 #include <check.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -23,10 +22,10 @@
 #include <time.h>
 
 #include "gsmooth/gsmooth_plugin.h"
+#include "plugin_or_skip.h"
 #include "reference.h"
 
 #define ERR_LEN 512
-#define SKIP_CODE 77
 
 static const gs_plugin_desc *g_cuda;
 static gs_plugin_instance *g_inst; /* device strips */
@@ -358,18 +357,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_cuda_stream CUDA_PLUGIN.so\n");
         return 2;
     }
-    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    gs_plugin_entry_fn entry = h ? (gs_plugin_entry_fn)dlsym(h, GS_PLUGIN_ENTRY_NAME) : NULL;
-    if (!entry) {
-        fprintf(stderr, "test_cuda_stream: %s: %s\n", argv[1], h ? "no entry" : dlerror());
-        return 1;
-    }
-    g_cuda = entry();
+    g_cuda = gs_test_load_plugin("test_cuda_stream", argv[1]);
+    if (!g_cuda) return 1;
     char why[ERR_LEN] = "";
-    if (g_cuda->probe(why, sizeof why) != GS_PLUGIN_OK) {
-        printf("skipped: no CUDA device (%s)\n", why);
-        return SKIP_CODE;
-    }
+    const int skip = gs_test_device_or_skip(g_cuda, why, sizeof why);
+    if (skip) return skip;
     gs_plugin_config cfg = {GS_ABI_HEADER_INIT(gs_plugin_config), 0, 0, GS_MEMORY_DEVICE};
     char err[ERR_LEN] = "";
     if (g_cuda->create(&cfg, &g_inst, err, sizeof err) != GS_PLUGIN_OK) {
