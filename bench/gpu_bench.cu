@@ -385,12 +385,39 @@ int main(int argc, char **argv)
                                                      k, d_s, need, s);
                    });
             snprintf(op, sizeof op, "u16 smooth xy K=%u", k);
-            const size_t xy_need = gs_cuda_smooth_xy_scratch_bytes(W, H, 16, 16, k);
-            time16(op, xy_need ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)", xy_need,
-                   [&](void *d_s, size_t need) {
-                       return gs_cuda_smooth_xy(d_in16, pitch16, d_out16, pitch16, W, H, 0, H, 16, 16, k, d_s,
-                                                need, s);
-                   });
+            if (wanted(op)) {
+                /* the two steps write the reference bytes; the product's call is checked
+                 * against them */
+                const size_t rscr = gs_cuda_smooth_scratch_bytes(W, H, k);
+                const size_t cscr = gs_cuda_smooth_columns_scratch_bytes(W, H, k);
+                const size_t fpitch = (size_t)W * sizeof(float);
+                void *d_rscr = NULL, *d_cscr = NULL, *d_ref16 = NULL;
+                float *d_rows16 = NULL;
+                if (rscr) CHECK(cudaMalloc(&d_rscr, rscr));
+                if (cscr) CHECK(cudaMalloc(&d_cscr, cscr));
+                CHECK(cudaMalloc(&d_rows16, fpitch * H));
+                CHECK(cudaMalloc(&d_ref16, pitch16 * H));
+                add(op, "rows to float, then columns", median_ms([&] {
+                        CHECK(gs_cuda_smooth_rows_float(d_in16, pitch16, d_rows16, fpitch, W, H, 16, k,
+                                                        d_rscr, rscr, s));
+                        CHECK(gs_cuda_smooth_columns(d_rows16, fpitch, 32, d_ref16, pitch16, W, H, 0, H,
+                                                     16, 16, k, d_cscr, cscr, s));
+                    }, s), floor_u16, -1);
+                CHECK(cudaFree(d_rows16));
+                if (d_rscr) CHECK(cudaFree(d_rscr));
+                if (d_cscr) CHECK(cudaFree(d_cscr));
+                const size_t xy_need = gs_cuda_smooth_xy_scratch_bytes(W, H, 16, 16, k);
+                void *d_xy = NULL;
+                if (xy_need) CHECK(cudaMalloc(&d_xy, xy_need));
+                const double ms = median_ms([&] {
+                    CHECK(gs_cuda_smooth_xy(d_in16, pitch16, d_out16, pitch16, W, H, 0, H, 16, 16, k, d_xy,
+                                            xy_need, s));
+                }, s);
+                add(op, xy_need ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)", ms, floor_u16,
+                    count_diff((const uint8_t *)d_out16, (const uint8_t *)d_ref16, pitch16 * H, d_count, s) != 0);
+                if (d_xy) CHECK(cudaFree(d_xy));
+                CHECK(cudaFree(d_ref16));
+            }
         }
         CHECK(cudaFree(d_in16));
         CHECK(cudaFree(d_out16));
@@ -489,6 +516,19 @@ int main(int argc, char **argv)
                         CHECK(gs_cuda_smooth_columns(d_f32_mid, fpitch, 32, d_f32_out, fpitch, W,
                                                      H, 0, H, 32, 32, k, d_cscr, cscr, s));
                     }, s), floor_f32, -1);
+            if (wanted(op)) {
+                /* the product's call, checked against the two steps' bytes just written */
+                const size_t xscr = gs_cuda_smooth_xy_scratch_bytes(W, H, 32, 32, k);
+                void *d_xscr = NULL;
+                if (xscr) CHECK(cudaMalloc(&d_xscr, xscr));
+                const double ms = median_ms([&] {
+                    CHECK(gs_cuda_smooth_xy(d_f32, fpitch, d_f32_mid, fpitch, W, H, 0, H, 32, 32, k,
+                                            d_xscr, xscr, s));
+                }, s);
+                add(op, xscr ? "gs_cuda_smooth_xy (two steps)" : "gs_cuda_smooth_xy (one pass)", ms, floor_f32,
+                    count_diff((const uint8_t *)d_f32_mid, (const uint8_t *)d_f32_out, px * 4, d_count, s) != 0);
+                if (d_xscr) CHECK(cudaFree(d_xscr));
+            }
             if (d_rscr) CHECK(cudaFree(d_rscr));
             if (d_cscr) CHECK(cudaFree(d_cscr));
         }

@@ -89,15 +89,17 @@ static void build_axes_cases(void)
                                  (uint32_t)b, axes);
                     }
             /* Strip edges: windows with exactly K rows of halo on both sides, or above only
-             * (the image's last rows below), widths on both sides of the xy kernel's words and
-             * tiles (a warp stores 30 words, 120 samples) and of K from the row ends, K from 1 to
-             * 100. The small list keeps K = 1 and 3 at two widths. */
-            static const uint32_t edge_widths[] = {5, 9, 10, 11, 119, 121, 243, 1003};
-            static const uint32_t edge_iters[] = {1, 2, 3, 4, 7, 10, 33, 100};
+             * (the image's last rows below), widths on both sides of the xy kernels' words and
+             * tiles (a warp stores 120 samples; in the float one-pass kernel 112 above 4 passes,
+             * 104 above 8) and of K from the row ends, a warp's 128 columns ending on the row's
+             * last (220 at K = 9 and 10) and one short of it, K from 1 to 100. The small list
+             * keeps K = 1 and 3 at two widths. */
+            static const uint32_t edge_widths[] = {5, 9, 10, 11, 103, 105, 111, 113, 119, 121, 220, 221, 243, 1003};
+            static const uint32_t edge_iters[] = {1, 2, 3, 4, 5, 7, 8, 10, 33, 100};
             for (int k = 0; k < COUNT(edge_iters); ++k)
                 for (int w = 0; w < COUNT(edge_widths); ++w) {
                     const uint32_t kk = edge_iters[k];
-                    if (g_small && ((kk != 1 && kk != 3) || (w != 1 && w != 5))) continue;
+                    if (g_small && ((kk != 1 && kk != 3) || (w != 1 && w != 9))) continue;
                     add_axes(edge_widths[w], kk, 40 + kk, kk, kk, (uint32_t)b, axes);
                     if (!g_small) add_axes(edge_widths[w], kk, 300, 0, kk, (uint32_t)b, axes);
                 }

@@ -4,6 +4,7 @@
  * six ahead in vectors, u8 segments away from the window's ends at up to 4 passes as exact
  * integer sums; many passes go out as a chain of launches, float32 between them.
  */
+#include "column_walk.cuh"
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
 #include "packed_passes.cuh"
@@ -17,21 +18,12 @@
 #include <type_traits>
 
 /*
- * Layout. A thread owns kCols neighbouring columns (the float walk of float32 input above
- * kPackedMaxPasses passes: 2) of a segment of output rows. It walks down them from
- * `passes` rows above the segment to `passes` rows below (clipped to the window), keeping
- * for each level (0 = the input, j = after j passes) the last three rows' values in
- * registers: at each step a new input row enters level 0 and every level j computes its
- * row y - j. A segment edge that is not a window end spoils one more row each pass, so the
- * `passes` rows of context on each side absorb exactly that. Rows are loaded kUnroll at a
- * time, in one vector per thread, before the passes run over them: a warp then has kUnroll
- * x 32 vectors in flight, which is what keeps the memory system busy. Only the batches at
- * a window's ends check bounds and use the two-term mean. Up to kMaxLaunchPasses passes
- * run in one launch; more go out as a chain of launches over the whole window, float32
- * between them (each launch takes the window's ends as column ends, which is exactly the
- * contract), and the last writes the output rows. A u8 -> u8 launch of at most
- * kPackedMaxPasses passes walks a segment whose output rows are all at least K from the
- * window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
+ * Layout. The float walk (column_walk.cuh) takes kWalkCols columns a thread. Up to
+ * kMaxLaunchPasses passes run in one launch; more go out as a chain of launches over the
+ * whole window, float32 between them (each launch takes the window's ends as column ends,
+ * which is exactly the contract), and the last writes the output rows. A u8 -> u8 launch of
+ * at most kPackedMaxPasses passes walks a segment whose output rows are all at least K from
+ * the window's ends as integer sums (column_batch_packed; stencil_math.h says why the bytes
  * are the same), fewer instructions than the float passes.
  */
 
@@ -41,41 +33,11 @@ namespace {
 
 constexpr int kColumnThreads = 128;        /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
-constexpr int kUnroll = 6;                 /* rows loaded ahead: a multiple of 3 (ring slots) */
 constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
 constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread (u8, u16) */
 constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
-static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
               "a launch from integer samples may take the two-instruction division throughout");
-
-/* The division of a launch's passes from integer samples (fast_arith.cuh): the
- * two-instruction one when the launch starts from them (a chain's first launch, at most
- * kMaxLaunchPasses <= GS_SHORT_DIV_PASSES passes), the exact three-instruction one after
- * float32 input. Float32 samples take IeeeDivide in every launch (FloatSamplesDivide). */
-template <typename Tin>
-using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
-/* A launch's division: float_samples when the image's samples are float32. */
-template <typename Tin, bool kFloatSamples>
-using LaunchDivide = std::conditional_t<kFloatSamples, IeeeDivide, ColumnDivide<Tin>>;
-
-/* The 3-point mean of a level, gs_mean3's sum and Div's quotient. */
-template <class Div> __device__ __forceinline__ float column_mean3(float up, float mid, float down)
-{
-    return Div::div3(sum3(up, mid, down));
-}
-
-/* Row t (of a window of `rows`) of a level, from the level before's rows t-1, t, t+1; the
- * window's ends take the two-term mean. */
-template <class Div>
-__device__ __forceinline__ float column_step(float up, float mid, float down, uint32_t t,
-                                             uint32_t rows)
-{
-    if (rows == 1) return mid;
-    if (t == 0) return gs_mean2(mid, down);
-    if (t == rows - 1) return gs_mean2(up, mid);
-    return column_mean3<Div>(up, mid, down);
-}
 
 /* Columns a thread of the float walk: 2 for float32 input above the integer sums' passes,
  * else 4. Three rows of K + 1 levels of 4 columns took 181 registers at K = 10 (2 blocks an
@@ -84,119 +46,6 @@ __device__ __forceinline__ float column_step(float up, float mid, float down, ui
  * slower (u8 y K=10 1.21 -> 1.44 ms): docs/performance.md. */
 template <int K, typename Tin>
 constexpr int kWalkCols = K > kPackedMaxPasses && std::is_same<Tin, float>::value ? 2 : kCols;
-
-template <typename T, int C> struct Vec;
-template <> struct Vec<uint8_t, 4> { using type = uchar4; };
-template <> struct Vec<uint16_t, 4> { using type = ushort4; };
-template <> struct Vec<float, 4> { using type = float4; };
-template <> struct Vec<uint8_t, 2> { using type = uchar2; };
-template <> struct Vec<uint16_t, 2> { using type = ushort2; };
-template <> struct Vec<float, 2> { using type = float2; };
-
-/* C samples of a row from column x: one vector when all are inside the row (x is a
- * multiple of C and rows are 16-byte aligned), else one by one. */
-template <typename T, int C>
-__device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t width,
-                                          float (&out)[C])
-{
-    const T *p = (const T *)row + x;
-    if (x + C <= width) {
-        const typename Vec<T, C>::type q = *(const typename Vec<T, C>::type *)p;
-        out[0] = (float)q.x, out[1] = (float)q.y;
-        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
-    } else {
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
-    }
-}
-
-/* Floats are stored as Div stores them (NaN canonical for float32 samples). */
-template <typename T, class Div, int C>
-__device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
-                                           const float (&v)[C])
-{
-    T *p = (T *)row + x;
-    if (x + C <= width) {
-        /* ReciprocalFma's rounding leaves each sample in its word's low bits */
-        if constexpr (sizeof(T) == 4 && C == 2) {
-            *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
-        } else if constexpr (sizeof(T) == 4) {
-            *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
-                                       Div::stored(v[3]));
-        } else if constexpr (C == 2) {
-            const float m = Sample<T>::maxval;
-            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
-            if constexpr (sizeof(T) == 1)
-                *(uint16_t *)p = (uint16_t)__byte_perm(a, b, 0x0040u);
-            else
-                *(uint32_t *)p = pack_low_halves(a, b);
-        } else {
-            const float m = Sample<T>::maxval;
-            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
-            const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
-            if constexpr (sizeof(T) == 1)
-                *(uint32_t *)p = pack_low_bytes(a, b, c, d);
-            else
-                *(uint2 *)p = make_uint2(pack_low_halves(a, b), pack_low_halves(c, d));
-        }
-    } else {
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            if (x + c >= width) continue;
-            if constexpr (sizeof(T) == 4)
-                p[c] = Div::stored(v[c]);
-            else
-                store_sample(p + c, v[c]);
-        }
-    }
-}
-
-/*
- * One batch of kUnroll rows y .. y + kUnroll - 1 through every level. Level j's row t lives
- * in v[j][t % 3]; segments start their walk at w0, batches are a multiple of 3 rows long, so
- * every slot index below is a compile-time constant (no register moves to roll the rows).
- * kInterior: every row of the batch is inside the window and every row a level computes is
- * neither of its ends, so no bounds or end checks run (most batches).
- */
-template <int K, typename Tin, typename Tout, class Div, bool kInterior, int C>
-__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const char *src,
-                                             size_t src_pitch, char *dst, size_t dst_pitch,
-                                             uint32_t x, uint32_t width, uint32_t y, uint32_t w0,
-                                             uint32_t w1, uint32_t s0, uint32_t s1, uint32_t above)
-{
-    float in[kUnroll][C];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-        if (kInterior || y + u < w1)
-            load_cols<Tin, C>(src + (size_t)(y + u) * src_pitch, x, width, in[u]);
-        else
-#pragma unroll
-            for (int c = 0; c < C; ++c) in[u][c] = 0.0f;
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-        const uint32_t yy = y + u;
-        if (!kInterior && yy >= w1 + K) break;
-#pragma unroll
-        for (int c = 0; c < C; ++c) v[0][u % 3][c] = in[u][c];
-#pragma unroll
-        for (int j = 1; j <= K; ++j) {
-            /* level j's row yy - j from level j-1's rows yy-j-1, yy-j, yy-j+1; slots are
-             * taken mod 3 of (u - j + offsets), kept non-negative */
-            constexpr int base = 3 * (K + 2);
-            float *up = v[j - 1][(u - j - 1 + base) % 3], *mid = v[j - 1][(u - j + base) % 3];
-            float *down = v[j - 1][(u - j + 1 + base) % 3], *out = v[j][(u - j + base) % 3];
-            const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
-#pragma unroll
-            for (int c = 0; c < C; ++c)
-                out[c] = kInterior ? column_mean3<Div>(up[c], mid[c], down[c])
-                                   : column_step<Div>(up[c], mid[c], down[c], t, w1 - w0);
-        }
-        const uint32_t t = yy - K;
-        if ((kInterior || yy >= w0 + K) && t >= s0 && t < s1)
-            store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
-    }
-}
 
 /* kCols u8 samples of a row from column x as one word, columns past the row's end 0.
  * kFull: all kCols lie in the row (one load, no branch: a batch's loads then all issue
@@ -238,18 +87,18 @@ __device__ __forceinline__ void store_packed_cols(char *row, uint32_t x, uint32_
 /* column_batch for a segment whose rows are all at least K from the window's ends, of u8
  * samples, as integer sums (packed_passes.cuh; stencil_math.h says why the bytes are the
  * same): level j holds two packed words of the thread's kCols columns a row, and a pass is
- * two integer adds. `in` holds rows y .. y + kUnroll - 1, loaded a batch ahead (rows from
+ * two integer adds. `in` holds rows y .. y + kWalkUnroll - 1, loaded a batch ahead (rows from
  * w1 on hold 0 and only finish the levels); kFull: the thread's kCols columns all lie in
  * the rows; kWhole: the walk ends after the batch's last row, so every row is stepped. */
 template <int K, bool kFull, bool kWhole>
 __device__ __forceinline__ void column_batch_packed(uint32_t (&v)[K + 1][3][2],
-                                                    const uint32_t (&in)[kUnroll], char *dst,
+                                                    const uint32_t (&in)[kWalkUnroll], char *dst,
                                                     size_t dst_pitch, uint32_t x, uint32_t width,
                                                     uint32_t y, uint32_t w1, uint32_t s0,
                                                     uint32_t s1, uint32_t above)
 {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kWalkUnroll; ++u) {
         const uint32_t yy = y + u;
         if (!kWhole && yy >= w1 + K) break;
         v[0][u % 3][0] = even_bytes(in[u]); /* columns 0 and 2 */
@@ -277,83 +126,19 @@ constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
                                 std::is_same<Tout, uint8_t>::value && 1 <= K &&
                                 K <= kPackedMaxPasses;
 
-/* The output rows of one launch, window coordinates: one range of rows, or two (the float
- * walk at both window ends of a u8 launch, in one launch: each end took 8.5 us alone for
- * 3 rows, much of it a launch's own cost). dst's first row is window row `above`, so a row
- * t of either range is stored at dst row t - above. Each range is cut into segments of
- * seg_rows; the first range's come first. */
-struct ColumnRows {
-    uint32_t above;
-    uint32_t start[2], count[2]; /* range r: window rows [start[r], start[r] + count[r]) */
-    uint32_t seg_rows;
-    uint32_t first_segs;         /* segments of range 0 */
-    uint32_t segs;               /* of both */
-};
-
-__host__ __device__ inline uint32_t segments_of(uint32_t rows, uint32_t seg_rows)
-{
-    return (rows + seg_rows - 1) / seg_rows;
-}
-
-/* A launch's output rows: [a0, a0 + an) and [b0, b0 + bn) (bn 0: none), dst at window row
- * above, segments of seg_rows. */
-inline ColumnRows column_rows(uint32_t above, uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn,
-                              uint32_t seg_rows)
-{
-    ColumnRows r = {above, {a0, b0}, {an, bn}, seg_rows, 0, 0};
-    r.first_segs = segments_of(an, seg_rows);
-    r.segs = r.first_segs + segments_of(bn, seg_rows);
-    return r;
-}
-
-/* The window rows [s0, s1) of segment `seg` (< r.segs). */
-__device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, uint32_t &s0, uint32_t &s1)
-{
-    const int which = seg < r.first_segs ? 0 : 1;
-    const uint32_t local = which == 0 ? seg : seg - r.first_segs;
-    const uint32_t start = which == 0 ? r.start[0] : r.start[1];
-    const uint32_t end = start + (which == 0 ? r.count[0] : r.count[1]);
-    s0 = start + local * r.seg_rows;
-    s1 = s0 + r.seg_rows < end ? s0 + r.seg_rows : end;
-}
-
-/* K passes rolled through registers, in float. Window rows [0, rows); the output rows are
- * those of `out` (ColumnRows), a row t written to dst row t - out.above. kFloatSamples: the
- * image's samples are float32 (IeeeDivide). */
+/* The float walk over loaded rows: the thread's kWalkCols columns, all the launch's
+ * segments. kFloatSamples: the image's samples are float32 (IeeeDivide). */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
-__device__ __forceinline__ void column_walk(const char *src, size_t src_pitch, char *dst,
-                                            size_t dst_pitch, uint32_t width, uint32_t rows,
-                                            const ColumnRows &out)
+__device__ __forceinline__ void loaded_column_walk(const char *src, size_t src_pitch, char *dst,
+                                                   size_t dst_pitch, uint32_t width, uint32_t rows,
+                                                   const ColumnRows &out)
 {
     constexpr int C = kWalkCols<K, Tin>;
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * C;
     if (x >= width) return;
-    const uint32_t above = out.above;
-    for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
-        uint32_t s0, s1;
-        segment_rows(out, seg, s0, s1);
-        const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
-        const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
-        using Div = LaunchDivide<Tin, kFloatSamples>;
-        float v[K + 1][3][C];
-#pragma unroll
-        for (int j = 0; j <= K; ++j)
-#pragma unroll
-            for (int i = 0; i < 3; ++i)
-#pragma unroll
-                for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
-        for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
-            /* interior: the batch's loads are inside the window, and the rows its levels
-             * compute, y - K - w0 .. y + kUnroll - 2 - w0, are neither window end */
-            const bool interior = y >= w0 + K + 1 && y + kUnroll + 1 <= w1;
-            if (interior)
-                column_batch<K, Tin, Tout, Div, true, C>(v, src, src_pitch, dst, dst_pitch, x, width,
-                                                      y, w0, w1, s0, s1, above);
-            else
-                column_batch<K, Tin, Tout, Div, false, C>(v, src, src_pitch, dst, dst_pitch, x, width,
-                                                       y, w0, w1, s0, s1, above);
-        }
-    }
+    column_walk<K, Tout, LaunchDivide<Tin, kFloatSamples>, C>(LoadedRows<Tin, C>{x, width}, src,
+                                                              src_pitch, dst, dst_pitch, x, true,
+                                                              width, rows, out);
 }
 
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
@@ -361,7 +146,7 @@ __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                              uint32_t width, uint32_t rows, ColumnRows out)
 {
-    column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+    loaded_column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
 }
 
 /* The same held to kBoundedWalkBlocks blocks an SM, for walks above the integer sums'
@@ -377,7 +162,7 @@ __global__ void __launch_bounds__(kColumnThreads, kBoundedWalkBlocks<Tin>)
                                      size_t dst_pitch, uint32_t width, uint32_t rows,
                                      ColumnRows out)
 {
-    column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+    loaded_column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
 }
 
 /* The float walk's kernel for K and the input type (only that one is instantiated). */
@@ -411,20 +196,20 @@ __global__ void __launch_bounds__(kColumnThreads)
         uint32_t v[K + 1][3][2] = {};
         auto walk = [&](auto full) {
             constexpr bool kFull = decltype(full)::value;
-            auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
+            auto load = [&](uint32_t (&in)[kWalkUnroll], uint32_t y) {
                 load_batch_words(in, src, src_pitch, y, w1,
                                  [&](const char *row) { return load_col_word<kFull>(row, x, width); });
             };
-            uint32_t cur[kUnroll], next[kUnroll];
+            uint32_t cur[kWalkUnroll], next[kWalkUnroll];
             load(cur, w0);
-            for (uint32_t y = w0; y < w1 + K; y += kUnroll) {
-                if (y + kUnroll < w1 + K) load(next, y + kUnroll);
-                if (y + kUnroll <= w1 + K)
+            for (uint32_t y = w0; y < w1 + K; y += kWalkUnroll) {
+                if (y + kWalkUnroll < w1 + K) load(next, y + kWalkUnroll);
+                if (y + kWalkUnroll <= w1 + K)
                     column_batch_packed<K, kFull, true>(v, cur, dst, dst_pitch, x, width, y, w1, s0, s1, above);
                 else
                     column_batch_packed<K, kFull, false>(v, cur, dst, dst_pitch, x, width, y, w1, s0, s1, above);
 #pragma unroll
-                for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
+                for (int u = 0; u < kWalkUnroll; ++u) cur[u] = next[u];
             }
         };
         if (x + kCols <= width)

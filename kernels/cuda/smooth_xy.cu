@@ -1,9 +1,11 @@
 /* smooth_xy.cu: --axis xy, rows then columns; 8-bit samples at up to 3 passes in one pass over the image. */
 /*
- * Every other case runs the passes along the rows into float32 scratch and the column
- * passes from there (gs_cuda_smooth_rows_float, gs_cuda_smooth_columns), which moves 8 more
- * bytes a pixel through device memory than the samples themselves.
+ * The other cases up to GS_CUDA_XY_ONE_PASS_MAX_PASSES passes take one pass in float
+ * (smooth_xy_float.cu); more run the passes along the rows into float32 scratch and the
+ * column passes from there (gs_cuda_smooth_rows_float, gs_cuda_smooth_columns), which moves
+ * 8 more bytes a pixel through device memory than the samples themselves.
  */
+#include "column_walk.cuh"
 #include "fast_arith.cuh"
 #include "launch_chain.cuh"
 #include "launch_common.cuh"
@@ -280,16 +282,6 @@ __device__ __forceinline__ void row_passes_float(float (&v)[12], uint32_t x, uin
     for (int c = 0; c < kCols; ++c) out[c] = v[kCols + c];
 }
 
-/* Row t of a column level from the level before's rows t - 1, t, t + 1; window ends take the
- * two-term mean (smooth_columns.cu's column_step). */
-__device__ __forceinline__ float column_mean(float up, float mid, float down, uint32_t t, uint32_t rows)
-{
-    if (rows == 1) return mid;
-    if (t == 0) return gs_mean2(mid, down);
-    if (t == rows - 1) return gs_mean2(up, mid);
-    return ShortDivide::div3(sum3(up, mid, down));
-}
-
 /* Where the edge kernel works: up to three regions of words and rows, each split into
  * segments of kEdgeSegmentRows output rows; a thread takes one word of one segment. Region
  * r's words are first_word, then run_base + 1 .. run_base + words - 1; its threads start at
@@ -356,7 +348,7 @@ __global__ void __launch_bounds__(kXyThreads)
                 float *out = lv[j][(u - j + base) % 3];
                 const uint32_t t = yy - j; /* rows outside [w0, w1) are never used */
 #pragma unroll
-                for (int c = 0; c < kCols; ++c) out[c] = column_mean(up[c], mid[c], down[c], t, rows);
+                for (int c = 0; c < kCols; ++c) out[c] = column_step<ShortDivide>(up[c], mid[c], down[c], t, rows);
             }
             const uint32_t t = yy - K;
             if (yy >= w0 + K && t >= s0 && t < s1) {
@@ -434,11 +426,14 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-/* Whether the one-pass path takes this work. */
+/* Whether the integer one-pass path takes this work. */
 bool one_pass(uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
     return bits == 8 && out_bits == 8 && iters >= 1 && iters <= (uint32_t)kMaxXyPasses;
 }
+
+/* Whether the float one-pass path (smooth_xy_float.cu) takes it: the rest up to its passes. */
+bool float_one_pass(uint32_t iters) { return iters >= 1 && iters <= GS_CUDA_XY_ONE_PASS_MAX_PASSES; }
 
 /* Scratch of the two-step path: float32 rows, their launch chain, the columns' chain. */
 struct TwoStepScratch {
@@ -462,7 +457,9 @@ TwoStepScratch two_step_scratch(uint32_t width, uint32_t window_rows, uint32_t i
 extern "C" size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows,
                                                   uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
-    return one_pass(bits, out_bits, iters) ? 0 : two_step_scratch(width, window_rows, iters).total();
+    return one_pass(bits, out_bits, iters) || float_one_pass(iters)
+               ? 0
+               : two_step_scratch(width, window_rows, iters).total();
 }
 
 extern "C" cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst,
@@ -486,6 +483,9 @@ extern "C" cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, vo
         default: return smooth_xy_one_pass<3>(g, rows, stream);
         }
     }
+    if (float_one_pass(iters))
+        return gs_cuda_smooth_xy_float_one_pass(d_src, src_pitch, d_dst, dst_pitch, width, window_rows,
+                                                above, rows, bits, out_bits, iters, stream);
     const TwoStepScratch s = two_step_scratch(width, window_rows, iters);
     if (d_scratch == NULL || !aligned(d_scratch, 0) || scratch_bytes < s.total()) return cudaErrorInvalidValue;
     char *scr = (char *)d_scratch;

@@ -1,0 +1,271 @@
+/* column_walk.cuh: the float walk down a window's columns, K passes rolled through registers. */
+/*
+ * Shared by the column launches (smooth_columns.cu), whose rows enter as loaded, and the
+ * one-pass xy launches (smooth_xy_float.cu), whose rows take their K row passes as they
+ * enter.
+ *
+ * A thread owns C neighbouring columns of a segment of output rows. It walks down them from
+ * K rows above the segment to K rows below (clipped to the window), keeping for each level
+ * (0 = the input, j = after j passes) the last three rows' values in registers: at each step
+ * a new input row enters level 0 and every level j computes its row y - j. A segment edge
+ * that is not a window end spoils one more row each pass, so the K rows of context on each
+ * side absorb exactly that. Rows are loaded kWalkUnroll at a time, in one vector per thread,
+ * before the passes run over them: a warp then has kWalkUnroll x 32 vectors in flight, which
+ * is what keeps the memory system busy. Only the batches at a window's ends check bounds
+ * and use the two-term mean.
+ */
+#ifndef GS_CUDA_COLUMN_WALK_CUH
+#define GS_CUDA_COLUMN_WALK_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "fast_arith.cuh"
+#include "sample_io.cuh"
+#include "stencil_math.h"
+
+namespace gs_cuda {
+
+constexpr int kWalkUnroll = 6; /* rows loaded ahead: a multiple of 3 (ring slots) */
+static_assert(kWalkUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
+
+/* The division of a launch's passes: the two-instruction one when the launch starts from
+ * integer samples (at most GS_SHORT_DIV_PASSES passes since them), the exact
+ * three-instruction one after float32 input of a chain, IEEE division for float32 samples
+ * in every launch. */
+template <typename Tin>
+using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
+template <typename Tin, bool kFloatSamples>
+using LaunchDivide = std::conditional_t<kFloatSamples, IeeeDivide, ColumnDivide<Tin>>;
+
+/* The 3-point mean of a level, gs_mean3's sum and Div's quotient. */
+template <class Div> __device__ __forceinline__ float column_mean3(float up, float mid, float down)
+{
+    return Div::div3(sum3(up, mid, down));
+}
+
+/* Row t (of a window of `rows`) of a level, from the level before's rows t-1, t, t+1; the
+ * window's ends take the two-term mean. */
+template <class Div>
+__device__ __forceinline__ float column_step(float up, float mid, float down, uint32_t t,
+                                             uint32_t rows)
+{
+    if (rows == 1) return mid;
+    if (t == 0) return gs_mean2(mid, down);
+    if (t == rows - 1) return gs_mean2(up, mid);
+    return column_mean3<Div>(up, mid, down);
+}
+
+template <typename T, int C> struct Vec;
+template <> struct Vec<uint8_t, 4> { using type = uchar4; };
+template <> struct Vec<uint16_t, 4> { using type = ushort4; };
+template <> struct Vec<float, 4> { using type = float4; };
+template <> struct Vec<uint8_t, 2> { using type = uchar2; };
+template <> struct Vec<uint16_t, 2> { using type = ushort2; };
+template <> struct Vec<float, 2> { using type = float2; };
+
+/* C samples of a row from column x: one vector when all are inside the row (x is a
+ * multiple of C and rows are 16-byte aligned), else one by one, 0 past the row's end. */
+template <typename T, int C>
+__device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t width,
+                                          float (&out)[C])
+{
+    const T *p = (const T *)row + x;
+    if (x + C <= width) {
+        const typename Vec<T, C>::type q = *(const typename Vec<T, C>::type *)p;
+        out[0] = (float)q.x, out[1] = (float)q.y;
+        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
+    }
+}
+
+/* Floats are stored as Div stores them (NaN canonical for float32 samples). */
+template <typename T, class Div, int C>
+__device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
+                                           const float (&v)[C])
+{
+    T *p = (T *)row + x;
+    if (x + C <= width) {
+        /* ReciprocalFma's rounding leaves each sample in its word's low bits */
+        if constexpr (sizeof(T) == 4 && C == 2) {
+            *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
+        } else if constexpr (sizeof(T) == 4) {
+            *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
+                                       Div::stored(v[3]));
+        } else if constexpr (C == 2) {
+            const float m = Sample<T>::maxval;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint16_t *)p = (uint16_t)__byte_perm(a, b, 0x0040u);
+            else
+                *(uint32_t *)p = pack_low_halves(a, b);
+        } else {
+            const float m = Sample<T>::maxval;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint32_t *)p = pack_low_bytes(a, b, c, d);
+            else
+                *(uint2 *)p = make_uint2(pack_low_halves(a, b), pack_low_halves(c, d));
+        }
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            if (x + c >= width) continue;
+            if constexpr (sizeof(T) == 4)
+                p[c] = Div::stored(v[c]);
+            else
+                store_sample(p + c, v[c]);
+        }
+    }
+}
+
+/* The rows of a plain column walk: C samples of type Tin from column x, as loaded. */
+template <typename Tin, int C> struct LoadedRows {
+    struct Raw {
+        float v[C];
+    };
+    uint32_t x, width;
+    __device__ __forceinline__ Raw load(const char *row) const
+    {
+        Raw r;
+        load_cols<Tin, C>(row, x, width, r.v);
+        return r;
+    }
+    static __device__ __forceinline__ Raw zero() { return Raw{}; }
+    /* the row as it enters the walk: as loaded */
+    __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const
+    {
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] = r.v[c];
+    }
+};
+
+/*
+ * One batch of kWalkUnroll rows y .. y + kWalkUnroll - 1 through every level. Level j's row t
+ * lives in v[j][t % 3]; segments start their walk at w0, batches are a multiple of 3 rows
+ * long, so every slot index below is a compile-time constant (no register moves to roll the
+ * rows). kInterior: every row of the batch is inside the window and every row a level
+ * computes is neither of its ends, so no bounds or end checks run (most batches). Rows come
+ * from `rows` (LoadedRows or the like): Raw load(row) for each row of the batch inside the
+ * window (Raw zero() past it), then enter(raw, level 0's floats) for each, on every lane of
+ * a warp alike. The thread stores its columns from x when `stores`.
+ */
+template <int K, typename Tout, class Div, bool kInterior, int C, class Rows>
+__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows &rows,
+                                             const char *src, size_t src_pitch, char *dst,
+                                             size_t dst_pitch, uint32_t x, bool stores,
+                                             uint32_t width, uint32_t y, uint32_t w0, uint32_t w1,
+                                             uint32_t s0, uint32_t s1, uint32_t above)
+{
+    typename Rows::Raw in[kWalkUnroll];
+#pragma unroll
+    for (int u = 0; u < kWalkUnroll; ++u)
+        in[u] = kInterior || y + u < w1 ? rows.load(src + (size_t)(y + u) * src_pitch) : Rows::zero();
+#pragma unroll
+    for (int u = 0; u < kWalkUnroll; ++u) {
+        const uint32_t yy = y + u;
+        if (!kInterior && yy >= w1 + K) break;
+        /* rows past the window's end enter as zeros and are never read as values */
+        rows.enter(in[u], v[0][u % 3]);
+#pragma unroll
+        for (int j = 1; j <= K; ++j) {
+            /* level j's row yy - j from level j-1's rows yy-j-1, yy-j, yy-j+1; slots are
+             * taken mod 3 of (u - j + offsets), kept non-negative */
+            constexpr int base = 3 * (K + 2);
+            float *up = v[j - 1][(u - j - 1 + base) % 3], *mid = v[j - 1][(u - j + base) % 3];
+            float *down = v[j - 1][(u - j + 1 + base) % 3], *out = v[j][(u - j + base) % 3];
+            const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                out[c] = kInterior ? column_mean3<Div>(up[c], mid[c], down[c])
+                                   : column_step<Div>(up[c], mid[c], down[c], t, w1 - w0);
+        }
+        const uint32_t t = yy - K;
+        if (stores && (kInterior || yy >= w0 + K) && t >= s0 && t < s1)
+            store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
+    }
+}
+
+/* The output rows of one launch, window coordinates: one range of rows, or two (the float
+ * walk at both window ends of a u8 launch, in one launch: each end took 8.5 us alone for
+ * 3 rows, much of it a launch's own cost). dst's first row is window row `above`, so a row
+ * t of either range is stored at dst row t - above. Each range is cut into segments of
+ * seg_rows; the first range's come first. */
+struct ColumnRows {
+    uint32_t above;
+    uint32_t start[2], count[2]; /* range r: window rows [start[r], start[r] + count[r]) */
+    uint32_t seg_rows;
+    uint32_t first_segs;         /* segments of range 0 */
+    uint32_t segs;               /* of both */
+};
+
+__host__ __device__ inline uint32_t segments_of(uint32_t rows, uint32_t seg_rows)
+{
+    return (rows + seg_rows - 1) / seg_rows;
+}
+
+/* A launch's output rows: [a0, a0 + an) and [b0, b0 + bn) (bn 0: none), dst at window row
+ * above, segments of seg_rows. */
+inline ColumnRows column_rows(uint32_t above, uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn,
+                              uint32_t seg_rows)
+{
+    ColumnRows r = {above, {a0, b0}, {an, bn}, seg_rows, 0, 0};
+    r.first_segs = segments_of(an, seg_rows);
+    r.segs = r.first_segs + segments_of(bn, seg_rows);
+    return r;
+}
+
+/* The window rows [s0, s1) of segment `seg` (< r.segs). */
+__device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, uint32_t &s0, uint32_t &s1)
+{
+    const int which = seg < r.first_segs ? 0 : 1;
+    const uint32_t local = which == 0 ? seg : seg - r.first_segs;
+    const uint32_t start = which == 0 ? r.start[0] : r.start[1];
+    const uint32_t end = start + (which == 0 ? r.count[0] : r.count[1]);
+    s0 = start + local * r.seg_rows;
+    s1 = s0 + r.seg_rows < end ? s0 + r.seg_rows : end;
+}
+
+/* K passes rolled through registers, in float, for the segments blockIdx.y, + gridDim.y, ...
+ * of `out`. Window rows [0, rows); a row t of the output is written to dst row t - out.above,
+ * columns from x when `stores`. */
+template <int K, typename Tout, class Div, int C, class Rows>
+__device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src, size_t src_pitch,
+                                            char *dst, size_t dst_pitch, uint32_t x, bool stores,
+                                            uint32_t width, uint32_t rows, const ColumnRows &out)
+{
+    const uint32_t above = out.above;
+    for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
+        uint32_t s0, s1;
+        segment_rows(out, seg, s0, s1);
+        const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
+        const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
+        float v[K + 1][3][C];
+#pragma unroll
+        for (int j = 0; j <= K; ++j)
+#pragma unroll
+            for (int i = 0; i < 3; ++i)
+#pragma unroll
+                for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
+        for (uint32_t y = w0; y < w1 + K; y += kWalkUnroll) {
+            /* interior: the batch's loads are inside the window, and the rows its levels
+             * compute, y - K - w0 .. y + kWalkUnroll - 2 - w0, are neither window end */
+            const bool interior = y >= w0 + K + 1 && y + kWalkUnroll + 1 <= w1;
+            if (interior)
+                column_batch<K, Tout, Div, true, C>(v, in_rows, src, src_pitch, dst, dst_pitch, x,
+                                                    stores, width, y, w0, w1, s0, s1, above);
+            else
+                column_batch<K, Tout, Div, false, C>(v, in_rows, src, src_pitch, dst, dst_pitch, x,
+                                                     stores, width, y, w0, w1, s0, s1, above);
+        }
+    }
+}
+
+} /* namespace gs_cuda */
+
+#endif /* GS_CUDA_COLUMN_WALK_CUH */

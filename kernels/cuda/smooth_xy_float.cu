@@ -1,0 +1,190 @@
+/* smooth_xy_float.cu: --axis xy in one pass over the image, in float: K row passes as each row enters a column walk. */
+/*
+ * Every depth and output at 1 <= K <= GS_CUDA_XY_ONE_PASS_MAX_PASSES that the integer xy
+ * window (smooth_xy.cu) does not take. The two-step path it replaces (rows to float32 in
+ * device memory, then the column walk over them) moved 8 more bytes a pixel through device
+ * memory, and stays for more passes and as the oracle the bench checks this one against.
+ *
+ * A thread owns kCols neighbouring columns (4) and walks down a segment of rows as the column
+ * launches do (column_walk.cuh); a row entering the walk first takes its K passes along the
+ * row. Lanes exchange their end columns by shuffles, one each way a pass, so a warp's 32
+ * lanes hold 32 x kCols consecutive columns of which those within K of the warp's ends go
+ * wrong, one more each pass: the outer kLendingLanes<K> lanes each side only lend their
+ * columns, and warps overlap by twice that. The row's own ends take the two-term mean, as
+ * the reference does, in the warps that hold them (a separate instantiation: the others run
+ * no end checks). The column passes then run on the row passes' floats, and each result is
+ * rounded once, so the bytes are the two-step path's: the same operations in the same order.
+ */
+#include "column_walk.cuh"
+#include "cuda_kernels.h"
+#include "fast_arith.cuh"
+#include "launch_chain.cuh"
+#include "launch_common.cuh"
+#include "sample_io.cuh"
+#include "stencil_math.h"
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+using namespace gs_cuda;
+
+namespace {
+
+constexpr int kThreads = 128;             /* threads a block: 4 warps */
+constexpr int kMostCols = 4;              /* columns a thread: one vector of samples */
+constexpr uint32_t kSegmentRows = 256;    /* output rows a thread walks, before wave fitting */
+constexpr unsigned kMaxGridY = 65535u;    /* hardware limit of gridDim.y */
+constexpr int kMaxPasses = (int)GS_CUDA_XY_ONE_PASS_MAX_PASSES;
+static_assert(2 * kMaxPasses <= (int)GS_SHORT_DIV_PASSES,
+              "every pass from integer samples, row and column, divides in two instructions");
+
+/* Lanes at each end of a warp whose columns only lend: K passes spoil K columns from each end. */
+/* Columns a thread: 4, or 2 above kFourColsMaxPasses passes (fewer levels to hold). */
+constexpr int kFourColsMaxPasses = 10;
+template <int K> constexpr int kCols = K > kFourColsMaxPasses ? 2 : kMostCols;
+template <int K> constexpr int kLendingLanes = (K + kCols<K> - 1) / kCols<K>;
+template <int K> constexpr int kStoringLanes = kWarp - 2 * kLendingLanes<K>;
+static_assert(kLendingLanes<kMaxPasses> < kWarp / 4, "most lanes of a warp store");
+
+/* Blocks an SM the kernel is held to. The row-end warps' instantiation and the others' share
+ * the kernel's registers (136 at K = 3 for 8-bit samples, 3 blocks an SM unbounded): 4
+ * blocks (127 at u16 K = 3, none spilled). Above the integer sums' passes the walk holds
+ * K + 1 levels of 4 columns: 3 blocks, as the column launches' walks there
+ * (smooth_columns.cu). */
+template <int K> constexpr int kMinBlocks = K > (int)GS_INT_SUMS_MAX_PASSES ? 3 : 4;
+
+/*
+ * The rows of the xy walk: kCols<K> samples of type Tin from column x (a signed column: the
+ * first warp's lending lanes start before the row), 0 outside the row, then the K passes
+ * along the row. kRowEnds: the warp holds a row end, whose columns take the two-term mean
+ * (a one-sample row stays as it is); columns outside the row are never read by those inside.
+ */
+template <int K, typename Tin, class Div, bool kRowEnds> struct RowPassedRows {
+    static constexpr int C = kCols<K>;
+    using Raw = typename Vec<Tin, C>::type;
+    int64_t x;
+    uint32_t width;
+    __device__ __forceinline__ Raw load(const char *row) const
+    {
+        const Tin *p = (const Tin *)row;
+        if (x >= 0 && x + C <= (int64_t)width) return *(const Raw *)(p + x);
+        Tin s[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) s[c] = x + c >= 0 && x + c < (int64_t)width ? p[x + c] : Tin(0);
+        Raw r;
+        r.x = s[0], r.y = s[1];
+        if constexpr (C == 4) r.z = s[2], r.w = s[3];
+        return r;
+    }
+    static __device__ __forceinline__ Raw zero() { return Raw{}; }
+    __device__ __forceinline__ void enter(const Raw &raw, float (&v)[C]) const
+    {
+        v[0] = (float)raw.x, v[1] = (float)raw.y;
+        if constexpr (C == 4) v[2] = (float)raw.z, v[3] = (float)raw.w;
+#pragma unroll
+        for (int pass = 1; pass <= K; ++pass) {
+            const float left = __shfl_up_sync(kFullMask, v[C - 1], 1);
+            const float right = __shfl_down_sync(kFullMask, v[0], 1);
+            float n[C];
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const float l = c == 0 ? left : v[c - 1], r = c == C - 1 ? right : v[c + 1];
+                n[c] = Div::div3(sum3(l, v[c], r));
+                if constexpr (kRowEnds) {
+                    const int64_t pos = x + c;
+                    if (width == 1) n[c] = v[c];
+                    else if (pos == 0) n[c] = gs_mean2(v[c], r);
+                    else if (pos == (int64_t)width - 1) n[c] = gs_mean2(l, v[c]);
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c) v[c] = n[c];
+        }
+    }
+};
+
+/* Warp w's lane l holds columns from (w x kStoringLanes + l - kLendingLanes) x kCols; lanes
+ * kLendingLanes .. 31 - kLendingLanes store theirs. */
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<K>)
+    xy_float_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch, uint32_t width,
+                    uint32_t rows, ColumnRows out)
+{
+    using Div = LaunchDivide<Tin, kFloatSamples>;
+    constexpr int C = kCols<K>;
+    constexpr int64_t kSpan = (int64_t)kWarp * C;
+    const uint32_t lane = threadIdx.x % kWarp;
+    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+    const int64_t first = ((int64_t)warp * kStoringLanes<K> - kLendingLanes<K>) * C;
+    if (first + kLendingLanes<K> * C >= (int64_t)width) return; /* the whole warp: nothing to store */
+    const int64_t x = first + (int64_t)lane * C;
+    const bool stores = lane >= (uint32_t)kLendingLanes<K> &&
+                        lane < (uint32_t)(kWarp - kLendingLanes<K>) && x < (int64_t)width;
+    const uint32_t sx = stores ? (uint32_t)x : 0u;
+    if (first <= 0 || first + kSpan >= (int64_t)width)
+        column_walk<K, Tout, Div, C>(RowPassedRows<K, Tin, Div, true>{x, width}, src, src_pitch, dst,
+                                         dst_pitch, sx, stores, width, rows, out);
+    else
+        column_walk<K, Tout, Div, C>(RowPassedRows<K, Tin, Div, false>{x, width}, src, src_pitch, dst,
+                                         dst_pitch, sx, stores, width, rows, out);
+}
+
+template <int K, typename Tin, typename Tout, bool kFloatSamples>
+cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
+                   uint32_t window_rows, uint32_t above, uint32_t rows, cudaStream_t stream)
+{
+    constexpr auto kKernel = xy_float_kernel<K, Tin, Tout, kFloatSamples>;
+    const uint64_t stored_words = ((uint64_t)width + kCols<K> - 1) / kCols<K>;
+    const uint64_t warps = (stored_words + kStoringLanes<K> - 1) / kStoringLanes<K>;
+    const uint64_t blocks_x = (warps * kWarp + kThreads - 1) / kThreads;
+    if (blocks_x > 0x7fffffffu) return cudaErrorInvalidValue;
+    uint32_t seg_rows;
+    cudaError_t e = wave_segment_rows<kKernel>(kThreads, rows, (uint32_t)blocks_x, kSegmentRows, &seg_rows);
+    if (e != cudaSuccess) return e;
+    const ColumnRows out = column_rows(above, above, rows, 0, 0, seg_rows);
+    const dim3 grid((uint32_t)blocks_x, out.segs < kMaxGridY ? out.segs : kMaxGridY);
+    kKernel<<<grid, kThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch, width,
+                                           window_rows, out);
+    return cudaGetLastError();
+}
+
+/* launch for a run-time K in [1, kMaxPasses]. */
+template <typename Tin, typename Tout, bool kFloatSamples, int K = 1>
+cudaError_t launch_passes(uint32_t passes, const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
+                          uint32_t width, uint32_t window_rows, uint32_t above, uint32_t rows,
+                          cudaStream_t stream)
+{
+    if (passes == (uint32_t)K)
+        return launch<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, window_rows,
+                                                   above, rows, stream);
+    if constexpr (K < kMaxPasses)
+        return launch_passes<Tin, Tout, kFloatSamples, K + 1>(passes, src, src_pitch, dst, dst_pitch,
+                                                              width, window_rows, above, rows, stream);
+    return cudaErrorInvalidValue;
+}
+
+} /* namespace */
+
+extern "C" cudaError_t gs_cuda_smooth_xy_float_one_pass(const void *d_src, size_t src_pitch, void *d_dst,
+                                                        size_t dst_pitch, uint32_t width,
+                                                        uint32_t window_rows, uint32_t above,
+                                                        uint32_t rows, uint32_t bits, uint32_t out_bits,
+                                                        uint32_t iters, cudaStream_t stream)
+{
+    const uint32_t F = kKindFloat;
+    if (iters < 1 || iters > (uint32_t)kMaxPasses) return cudaErrorInvalidValue;
+    auto go = [&](auto tin, auto tout, auto float_samples) {
+        using Tin = decltype(tin);
+        using Tout = decltype(tout);
+        return launch_passes<Tin, Tout, decltype(float_samples)::value>(
+            iters, d_src, src_pitch, d_dst, dst_pitch, width, window_rows, above, rows, stream);
+    };
+    if (bits == F && out_bits == F) return go(float{}, float{}, std::true_type{});
+    if (bits == 8 && out_bits == 8) return go(uint8_t{}, uint8_t{}, std::false_type{});
+    if (bits == 8 && out_bits == F) return go(uint8_t{}, float{}, std::false_type{});
+    if (bits == 16 && out_bits == 16) return go(uint16_t{}, uint16_t{}, std::false_type{});
+    if (bits == 16 && out_bits == F) return go(uint16_t{}, float{}, std::false_type{});
+    return cudaErrorInvalidValue;
+}
