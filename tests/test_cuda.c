@@ -89,11 +89,11 @@ static void build_axes_cases(void)
                                  (uint32_t)b, axes);
                     }
             /* Strip edges: windows with exactly K rows of halo on both sides, or above only
-             * (the image's last rows below), widths on both sides of the xy kernels' words and
-             * tiles (a warp stores 120 samples; in the float one-pass kernel 112 above 4 passes,
-             * 104 above 8) and of K from the row ends, a warp's 128 columns ending on the row's
-             * last (220 at K = 9 and 10) and one short of it, K from 1 to 100. The small list
-             * keeps K = 1 and 3 at two widths. */
+             * (the image's last rows below), widths on both sides of the xy one-pass kernels'
+             * words and tiles (a warp stores 120 samples; 112 and 104 for the 2 and 3 lanes a
+             * side that 5 to 10 passes would spoil) and of K from the row ends, a warp's 128
+             * columns ending on the row's last (220) and one short of it, K from 1 to 100. The
+             * small list keeps K = 1 and 3 at two widths. */
             static const uint32_t edge_widths[] = {5, 9, 10, 11, 103, 105, 111, 113, 119, 121, 220, 221, 243, 1003};
             static const uint32_t edge_iters[] = {1, 2, 3, 4, 5, 7, 8, 10, 33, 100};
             for (int k = 0; k < COUNT(edge_iters); ++k)

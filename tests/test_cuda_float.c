@@ -228,16 +228,6 @@ static void build_cases(void)
                     APPEND(g_axes, g_axes_n, awidths[i], k / 2, 23, k, k, i % 2 ? 16 : 8, axes[a]);
             }
     APPEND(g_axes, g_axes_n, 4099, 3, 300, 3, 3, 32, GS_AXIS_X | GS_AXIS_Y);
-    /* xy in one pass: widths on both sides of a warp's stored columns (120 up to 4 passes, 112
-     * up to 8, 104 up to 10) and of a warp's 128 columns ending on the row's last (220) */
-    static const uint32_t xwidths[] = {103, 105, 111, 113, 220, 221};
-    static const uint32_t xks[] = {2, 5, 8, 10};
-    for (int i = 0; i < COUNT(xwidths); ++i)
-        for (int j = 0; j < COUNT(xks); ++j) {
-            if (g_small && (i % 2 || j % 2)) continue;
-            APPEND(g_axes, g_axes_n, xwidths[i], xks[j], 29, xks[j], xks[j], 32, GS_AXIS_X | GS_AXIS_Y);
-            APPEND(g_axes, g_axes_n, xwidths[i], xks[j], 29, 0, xks[j], i % 2 ? 16 : 8, GS_AXIS_X | GS_AXIS_Y);
-        }
 
     static const uint32_t iwidths[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 4099};
     for (int i = 0; i < COUNT(iwidths); ++i) {

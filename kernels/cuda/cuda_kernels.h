@@ -72,10 +72,10 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
  * --axis xy over a window of `window_rows` rows: `iters` (>= 1) passes along each row, then
  * `iters` down each column on those floats (the window's first and last rows as column
  * ends), rounded once to `bits` (out_bits = bits) or left float32 (out_bits = 32); rows
- * [above, above + rows) of the result are written to d_dst. Up to
- * GS_CUDA_XY_ONE_PASS_MAX_PASSES passes take one pass over the image and no scratch (8-bit
- * samples to 8 bits at up to GS_INT_SUMS_XY_MAX_PASSES as integer sums, the rest in float);
- * more go through float32 rows in d_scratch, which holds at least
+ * [above, above + rows) of the result are written to d_dst. 8-bit samples to 8 bits at up
+ * to GS_INT_SUMS_XY_MAX_PASSES passes (as integer sums) and 16-bit samples to 16 bits at up
+ * to GS_CUDA_XY_ONE_PASS_MAX_PASSES (in float) take one pass over the image and no
+ * scratch; the rest goes through float32 rows in d_scratch, which holds at least
  * gs_cuda_smooth_xy_scratch_bytes for the same shape (NULL when that is 0).
  */
 cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
@@ -85,10 +85,10 @@ cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst, 
 size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows, uint32_t bits,
                                        uint32_t out_bits, uint32_t iters);
 
-/* The passes of gs_cuda_smooth_xy that one launch runs in float, rows then columns, from
- * 1 to GS_CUDA_XY_ONE_PASS_MAX_PASSES (the column walk's levels for 4 columns a thread fill
- * the registers there): gs_cuda_smooth_xy's arguments without the scratch. */
-#define GS_CUDA_XY_ONE_PASS_MAX_PASSES 10u
+/* The passes of gs_cuda_smooth_xy over 16-bit samples to 16 bits that one launch runs in
+ * float, rows then columns, from 1 to GS_CUDA_XY_ONE_PASS_MAX_PASSES, where that measured
+ * faster than the two steps: gs_cuda_smooth_xy's arguments without the scratch. */
+#define GS_CUDA_XY_ONE_PASS_MAX_PASSES 3u
 cudaError_t gs_cuda_smooth_xy_float_one_pass(const void *d_src, size_t src_pitch, void *d_dst,
                                              size_t dst_pitch, uint32_t width, uint32_t window_rows,
                                              uint32_t above, uint32_t rows, uint32_t bits,

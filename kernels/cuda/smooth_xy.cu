@@ -1,7 +1,7 @@
 /* smooth_xy.cu: --axis xy, rows then columns; 8-bit samples at up to 3 passes in one pass over the image. */
 /*
- * The other cases up to GS_CUDA_XY_ONE_PASS_MAX_PASSES passes take one pass in float
- * (smooth_xy_float.cu); more run the passes along the rows into float32 scratch and the
+ * 16-bit samples at up to GS_CUDA_XY_ONE_PASS_MAX_PASSES passes take one pass in float
+ * (smooth_xy_float.cu); the rest run the passes along the rows into float32 scratch and the
  * column passes from there (gs_cuda_smooth_rows_float, gs_cuda_smooth_columns), which moves
  * 8 more bytes a pixel through device memory than the samples themselves.
  */
@@ -432,8 +432,12 @@ bool one_pass(uint32_t bits, uint32_t out_bits, uint32_t iters)
     return bits == 8 && out_bits == 8 && iters >= 1 && iters <= (uint32_t)kMaxXyPasses;
 }
 
-/* Whether the float one-pass path (smooth_xy_float.cu) takes it: the rest up to its passes. */
-bool float_one_pass(uint32_t iters) { return iters >= 1 && iters <= GS_CUDA_XY_ONE_PASS_MAX_PASSES; }
+/* Whether the float one-pass path (smooth_xy_float.cu) takes it: 16-bit samples to 16 bits
+ * at up to its passes. */
+bool float_one_pass(uint32_t bits, uint32_t out_bits, uint32_t iters)
+{
+    return bits == 16 && out_bits == 16 && iters >= 1 && iters <= GS_CUDA_XY_ONE_PASS_MAX_PASSES;
+}
 
 /* Scratch of the two-step path: float32 rows, their launch chain, the columns' chain. */
 struct TwoStepScratch {
@@ -457,7 +461,7 @@ TwoStepScratch two_step_scratch(uint32_t width, uint32_t window_rows, uint32_t i
 extern "C" size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows,
                                                   uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
-    return one_pass(bits, out_bits, iters) || float_one_pass(iters)
+    return one_pass(bits, out_bits, iters) || float_one_pass(bits, out_bits, iters)
                ? 0
                : two_step_scratch(width, window_rows, iters).total();
 }
@@ -483,7 +487,7 @@ extern "C" cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, vo
         default: return smooth_xy_one_pass<3>(g, rows, stream);
         }
     }
-    if (float_one_pass(iters))
+    if (float_one_pass(bits, out_bits, iters))
         return gs_cuda_smooth_xy_float_one_pass(d_src, src_pitch, d_dst, dst_pitch, width, window_rows,
                                                 above, rows, bits, out_bits, iters, stream);
     const TwoStepScratch s = two_step_scratch(width, window_rows, iters);

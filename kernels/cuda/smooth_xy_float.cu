@@ -1,9 +1,10 @@
 /* smooth_xy_float.cu: --axis xy in one pass over the image, in float: K row passes as each row enters a column walk. */
 /*
- * Every depth and output at 1 <= K <= GS_CUDA_XY_ONE_PASS_MAX_PASSES that the integer xy
- * window (smooth_xy.cu) does not take. The two-step path it replaces (rows to float32 in
- * device memory, then the column walk over them) moved 8 more bytes a pixel through device
- * memory, and stays for more passes and as the oracle the bench checks this one against.
+ * 16-bit samples to 16 bits at 1 <= K <= GS_CUDA_XY_ONE_PASS_MAX_PASSES, where it measured
+ * faster than the two-step path (rows to float32 in device memory, then the column walk
+ * over them: 8 more bytes a pixel). For 8-bit and float32 samples and for more passes the
+ * two steps stay: there this kernel ran 1.7-3.4x slower (docs/performance.md, "xy in one
+ * pass in float"); the bench checks it against them.
  *
  * A thread owns kCols neighbouring columns (4) and walks down a segment of rows as the column
  * launches do (column_walk.cuh); a row entering the walk first takes its K passes along the
@@ -18,7 +19,6 @@
 #include "column_walk.cuh"
 #include "cuda_kernels.h"
 #include "fast_arith.cuh"
-#include "launch_chain.cuh"
 #include "launch_common.cuh"
 #include "sample_io.cuh"
 #include "stencil_math.h"
@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include <type_traits>
 
 using namespace gs_cuda;
 
@@ -40,20 +39,18 @@ constexpr int kMaxPasses = (int)GS_CUDA_XY_ONE_PASS_MAX_PASSES;
 static_assert(2 * kMaxPasses <= (int)GS_SHORT_DIV_PASSES,
               "every pass from integer samples, row and column, divides in two instructions");
 
-/* Lanes at each end of a warp whose columns only lend: K passes spoil K columns from each end. */
-/* Columns a thread: 4, or 2 above kFourColsMaxPasses passes (fewer levels to hold). */
-constexpr int kFourColsMaxPasses = 10;
-template <int K> constexpr int kCols = K > kFourColsMaxPasses ? 2 : kMostCols;
+/* Columns a thread (the code also runs 2 a thread, which was tried above 7 passes and
+ * measured no faster). Lanes at each end of a warp whose columns only lend: K passes spoil
+ * K columns from each end. */
+template <int K> constexpr int kCols = kMostCols;
 template <int K> constexpr int kLendingLanes = (K + kCols<K> - 1) / kCols<K>;
 template <int K> constexpr int kStoringLanes = kWarp - 2 * kLendingLanes<K>;
 static_assert(kLendingLanes<kMaxPasses> < kWarp / 4, "most lanes of a warp store");
 
 /* Blocks an SM the kernel is held to. The row-end warps' instantiation and the others' share
- * the kernel's registers (136 at K = 3 for 8-bit samples, 3 blocks an SM unbounded): 4
- * blocks (127 at u16 K = 3, none spilled). Above the integer sums' passes the walk holds
- * K + 1 levels of 4 columns: 3 blocks, as the column launches' walks there
- * (smooth_columns.cu). */
-template <int K> constexpr int kMinBlocks = K > (int)GS_INT_SUMS_MAX_PASSES ? 3 : 4;
+ * the kernel's registers (137 at u16 K = 3 unbounded, 3 blocks an SM): 4 blocks (127, none
+ * spilled). */
+constexpr int kMinBlocks = 4;
 
 /*
  * The rows of the xy walk: kCols<K> samples of type Tin from column x (a signed column: the
@@ -108,7 +105,7 @@ template <int K, typename Tin, class Div, bool kRowEnds> struct RowPassedRows {
 /* Warp w's lane l holds columns from (w x kStoringLanes + l - kLendingLanes) x kCols; lanes
  * kLendingLanes .. 31 - kLendingLanes store theirs. */
 template <int K, typename Tin, typename Tout, bool kFloatSamples>
-__global__ void __launch_bounds__(kThreads, kMinBlocks<K>)
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     xy_float_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch, uint32_t width,
                     uint32_t rows, ColumnRows out)
 {
@@ -173,18 +170,8 @@ extern "C" cudaError_t gs_cuda_smooth_xy_float_one_pass(const void *d_src, size_
                                                         uint32_t rows, uint32_t bits, uint32_t out_bits,
                                                         uint32_t iters, cudaStream_t stream)
 {
-    const uint32_t F = kKindFloat;
-    if (iters < 1 || iters > (uint32_t)kMaxPasses) return cudaErrorInvalidValue;
-    auto go = [&](auto tin, auto tout, auto float_samples) {
-        using Tin = decltype(tin);
-        using Tout = decltype(tout);
-        return launch_passes<Tin, Tout, decltype(float_samples)::value>(
-            iters, d_src, src_pitch, d_dst, dst_pitch, width, window_rows, above, rows, stream);
-    };
-    if (bits == F && out_bits == F) return go(float{}, float{}, std::true_type{});
-    if (bits == 8 && out_bits == 8) return go(uint8_t{}, uint8_t{}, std::false_type{});
-    if (bits == 8 && out_bits == F) return go(uint8_t{}, float{}, std::false_type{});
-    if (bits == 16 && out_bits == 16) return go(uint16_t{}, uint16_t{}, std::false_type{});
-    if (bits == 16 && out_bits == F) return go(uint16_t{}, float{}, std::false_type{});
-    return cudaErrorInvalidValue;
+    if (iters < 1 || iters > (uint32_t)kMaxPasses || bits != 16 || out_bits != 16)
+        return cudaErrorInvalidValue;
+    return launch_passes<uint16_t, uint16_t, false>(iters, d_src, src_pitch, d_dst, dst_pitch, width,
+                                                    window_rows, above, rows, stream);
 }
