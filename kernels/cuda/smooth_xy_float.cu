@@ -26,24 +26,20 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-
 using namespace gs_cuda;
 
 namespace {
 
 constexpr int kThreads = 128;             /* threads a block: 4 warps */
-constexpr int kMostCols = 4;              /* columns a thread: one vector of samples */
+constexpr int kCols = 4;                  /* columns a thread: one vector of samples */
 constexpr uint32_t kSegmentRows = 256;    /* output rows a thread walks, before wave fitting */
 constexpr unsigned kMaxGridY = 65535u;    /* hardware limit of gridDim.y */
 constexpr int kMaxPasses = (int)GS_CUDA_XY_ONE_PASS_MAX_PASSES;
 static_assert(2 * kMaxPasses <= (int)GS_SHORT_DIV_PASSES,
               "every pass from integer samples, row and column, divides in two instructions");
 
-/* Columns a thread (the code also runs 2 a thread, which was tried above 7 passes and
- * measured no faster). Lanes at each end of a warp whose columns only lend: K passes spoil
- * K columns from each end. */
-template <int K> constexpr int kCols = kMostCols;
-template <int K> constexpr int kLendingLanes = (K + kCols<K> - 1) / kCols<K>;
+/* Lanes at each end of a warp whose columns only lend: K passes spoil K columns from each end. */
+template <int K> constexpr int kLendingLanes = (K + kCols - 1) / kCols;
 template <int K> constexpr int kStoringLanes = kWarp - 2 * kLendingLanes<K>;
 static_assert(kLendingLanes<kMaxPasses> < kWarp / 4, "most lanes of a warp store");
 
@@ -53,13 +49,13 @@ static_assert(kLendingLanes<kMaxPasses> < kWarp / 4, "most lanes of a warp store
 constexpr int kMinBlocks = 4;
 
 /*
- * The rows of the xy walk: kCols<K> samples of type Tin from column x (a signed column: the
+ * The rows of the xy walk: kCols samples of type Tin from column x (a signed column: the
  * first warp's lending lanes start before the row), 0 outside the row, then the K passes
  * along the row. kRowEnds: the warp holds a row end, whose columns take the two-term mean
  * (a one-sample row stays as it is); columns outside the row are never read by those inside.
  */
 template <int K, typename Tin, class Div, bool kRowEnds> struct RowPassedRows {
-    static constexpr int C = kCols<K>;
+    static constexpr int C = kCols;
     using Raw = typename Vec<Tin, C>::type;
     int64_t x;
     uint32_t width;
@@ -70,16 +66,12 @@ template <int K, typename Tin, class Div, bool kRowEnds> struct RowPassedRows {
         Tin s[C];
 #pragma unroll
         for (int c = 0; c < C; ++c) s[c] = x + c >= 0 && x + c < (int64_t)width ? p[x + c] : Tin(0);
-        Raw r;
-        r.x = s[0], r.y = s[1];
-        if constexpr (C == 4) r.z = s[2], r.w = s[3];
-        return r;
+        return Raw{s[0], s[1], s[2], s[3]};
     }
     static __device__ __forceinline__ Raw zero() { return Raw{}; }
     __device__ __forceinline__ void enter(const Raw &raw, float (&v)[C]) const
     {
-        v[0] = (float)raw.x, v[1] = (float)raw.y;
-        if constexpr (C == 4) v[2] = (float)raw.z, v[3] = (float)raw.w;
+        v[0] = (float)raw.x, v[1] = (float)raw.y, v[2] = (float)raw.z, v[3] = (float)raw.w;
 #pragma unroll
         for (int pass = 1; pass <= K; ++pass) {
             const float left = __shfl_up_sync(kFullMask, v[C - 1], 1);
@@ -110,7 +102,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
                     uint32_t rows, ColumnRows out)
 {
     using Div = LaunchDivide<Tin, kFloatSamples>;
-    constexpr int C = kCols<K>;
+    constexpr int C = kCols;
     constexpr int64_t kSpan = (int64_t)kWarp * C;
     const uint32_t lane = threadIdx.x % kWarp;
     const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
@@ -133,7 +125,7 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
                    uint32_t window_rows, uint32_t above, uint32_t rows, cudaStream_t stream)
 {
     constexpr auto kKernel = xy_float_kernel<K, Tin, Tout, kFloatSamples>;
-    const uint64_t stored_words = ((uint64_t)width + kCols<K> - 1) / kCols<K>;
+    const uint64_t stored_words = ((uint64_t)width + kCols - 1) / kCols;
     const uint64_t warps = (stored_words + kStoringLanes<K> - 1) / kStoringLanes<K>;
     const uint64_t blocks_x = (warps * kWarp + kThreads - 1) / kThreads;
     if (blocks_x > 0x7fffffffu) return cudaErrorInvalidValue;
