@@ -3,7 +3,7 @@
 #
 # In their own build directory; each harness gets its share of SECONDS (default 60); prints
 # executions and findings per harness, and copies every crash into fuzz/regressions/.
-# usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, pngfast, pngdiff, pngwrite, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy (default all)
+# usage: run_fuzz.sh [SECONDS [HARNESS...]]   HARNESS: pipeline, png, pngfast, pngdiff, pngwrite, deflate, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy (default all)
 # Environment: GS_FUZZ_FORK=N runs N fuzzing processes per harness (libFuzzer -fork=N);
 # GS_FUZZ_BUILD, GS_FUZZ_CC; GS_FUZZ_NO_BUILD=1 uses the harnesses already built;
 # GS_FUZZ_SEEDS=DIR uses seeds made earlier (a machine without python3-pil);
@@ -12,7 +12,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_TO_RUN=${1:-60}
 [ $# -gt 0 ] && shift
-HARNESSES=${*:-pipeline png pngfast pngdiff pngwrite jpeg stb pnm tiff gif bmp tga webp fits npy}
+HARNESSES=${*:-pipeline png pngfast pngdiff pngwrite deflate jpeg stb pnm tiff gif bmp tga webp fits npy}
 BUILD=${GS_FUZZ_BUILD:-$ROOT/build-fuzz}
 CC_FUZZ=${GS_FUZZ_CC:-clang}
 FORK=${GS_FUZZ_FORK:-0}
@@ -36,7 +36,8 @@ for h in $HARNESSES; do
         png|pngfast|jpeg|stb|pnm|tiff|gif|bmp|tga|webp|fits|npy) targets="$targets fuzz_decode_$h" ;;
         pngdiff) targets="$targets fuzz_png_diff" ;;
         pngwrite) targets="$targets fuzz_png_writer_diff" ;;
-        *) echo "run_fuzz.sh: unknown harness '$h' (pipeline, png, pngfast, pngdiff, pngwrite, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy)" >&2; exit 2 ;;
+        deflate) targets="$targets fuzz_deflate_roundtrip" ;;
+        *) echo "run_fuzz.sh: unknown harness '$h' (pipeline, png, pngfast, pngdiff, pngwrite, deflate, jpeg, stb, pnm, tiff, gif, bmp, tga, webp, fits, npy)" >&2; exit 2 ;;
     esac
 done
 count=$(echo $HARNESSES | wc -w)
@@ -68,6 +69,7 @@ for h in $HARNESSES; do
         pipeline) bin=fuzz_pipeline ;;
         pngdiff) bin=fuzz_png_diff ;;
         pngwrite) bin=fuzz_png_writer_diff ;;
+        deflate) bin=fuzz_deflate_roundtrip ;;
         *) bin=fuzz_decode_$h ;;
     esac
     mkdir -p "$BUILD/corpus-$h" "$BUILD/artifacts-$h"

@@ -10,7 +10,8 @@
 
 /*
  * Bytes appended to the stream are cut into pieces of a fixed size. Each piece is deflated
- * on its own (raw deflate, primed with the previous piece's last 32 KiB, as pigz does) and
+ * on its own (raw deflate, primed with the previous piece's last 32 KiB, as pigz does; at
+ * level 1 literals alone, deflate_huffman_only.h, which need no priming) and
  * ends in a sync flush, so the pieces concatenate into one valid deflate stream; the zlib
  * header goes before the first and the combined Adler-32 after the last. Pieces are cut by
  * byte count alone, so the stream's bytes are the same for every thread count.
@@ -28,6 +29,17 @@ typedef gs_status (*gs_deflate_sink)(void *ctx, const unsigned char *head, size_
                                      const unsigned char *body, size_t body_len,
                                      const unsigned char *tail, size_t tail_len, char *err,
                                      size_t err_size);
+
+/* A sink that gathers the stream in memory: ctx is a gs_deflate_memory, zeroed at first;
+ * `bytes` (malloc'd, the caller frees it) grows as pieces come. */
+typedef struct gs_deflate_memory {
+    unsigned char *bytes;
+    size_t len, cap;
+} gs_deflate_memory;
+gs_status gs_deflate_to_memory(void *ctx, const unsigned char *head, size_t head_len,
+                               const unsigned char *body, size_t body_len,
+                               const unsigned char *tail, size_t tail_len, char *err,
+                               size_t err_size);
 
 /* A stream at zlib `level` (0..9) on `threads` threads (below 2: deflated on the caller's
  * thread, same bytes), whose appends are at most `max_append` bytes at a time. */

@@ -25,29 +25,6 @@
 /* Looks at the workers' nice, 10 ms apart, before giving up. */
 #define WAIT_TRIES 500
 
-typedef struct collected {
-    unsigned char *bytes;
-    size_t len;
-} collected;
-
-static gs_status collect(void *ctx, const unsigned char *head, size_t head_len,
-                         const unsigned char *body, size_t body_len, const unsigned char *tail,
-                         size_t tail_len, char *err, size_t err_size)
-{
-    (void)err, (void)err_size;
-    collected *c = ctx;
-    const unsigned char *span[3] = {head, body, tail};
-    const size_t len[3] = {head_len, body_len, tail_len};
-    for (int i = 0; i < 3; i++) {
-        if (!len[i]) continue;
-        c->bytes = realloc(c->bytes, c->len + len[i]);
-        ck_assert_ptr_nonnull(c->bytes);
-        memcpy(c->bytes + c->len, span[i], len[i]);
-        c->len += len[i];
-    }
-    return GS_OK;
-}
-
 /* The nice of each thread of this process but the caller's: counts[n + 20] threads at n. */
 static void nice_of_other_threads(int counts[40])
 {
@@ -68,12 +45,12 @@ static void nice_of_other_threads(int counts[40])
 
 /* The stream of `threads` workers over the same pseudo-random rows; with `counts` the
  * workers' nices, read while they are all alive. */
-static collected deflate_with(unsigned threads, int counts[40])
+static gs_deflate_memory deflate_with(unsigned threads, int counts[40])
 {
-    collected out = {NULL, 0};
+    gs_deflate_memory out = {NULL, 0, 0};
     char err[256];
     gs_deflate *d = NULL;
-    ck_assert_int_eq(gs_deflate_open(2, threads, APPEND, collect, &out, &d, err, sizeof err),
+    ck_assert_int_eq(gs_deflate_open(2, threads, APPEND, gs_deflate_to_memory, &out, &d, err, sizeof err),
                      GS_OK);
     unsigned x = 12345;
     for (unsigned a = 0; a < APPENDS; a++) {
@@ -107,14 +84,14 @@ START_TEST(workers_yield_and_bytes_stay)
     const int base = getpriority(PRIO_PROCESS, 0);
     ck_assert(!(base == -1 && errno));
     int counts[40];
-    collected many = deflate_with(WORKERS, counts);
+    gs_deflate_memory many = deflate_with(WORKERS, counts);
     /* The caller's own priority stays. */
     ck_assert_int_eq(getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)), base);
     const int lowered = base + GS_DEFLATE_WORKER_NICE > 19 ? 19 : base + GS_DEFLATE_WORKER_NICE;
     ck_assert_msg(counts[lowered + 20] == (int)WORKERS,
                   "%d of %u workers at nice %d (the caller at %d)", counts[lowered + 20], WORKERS,
                   lowered, base);
-    collected one = deflate_with(1, NULL);
+    gs_deflate_memory one = deflate_with(1, NULL);
     ck_assert_uint_eq(many.len, one.len);
     ck_assert(memcmp(many.bytes, one.bytes, one.len) == 0);
     free(many.bytes);
