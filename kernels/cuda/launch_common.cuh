@@ -18,6 +18,14 @@ namespace gs_cuda {
 
 constexpr int kWarp = 32;                   /* threads of a warp on every NVIDIA GPU */
 constexpr unsigned kFullMask = 0xffffffffu; /* all lanes of a warp, for the *_sync shuffles */
+constexpr uint32_t kMaxGridY = 65535u;      /* hardware limit of gridDim.y */
+
+/* blocks_x blocks across by a block for each of `segs` row segments, at most kMaxGridY:
+ * segment walks take segments blockIdx.y, + gridDim.y, ... */
+inline dim3 segment_grid(uint32_t blocks_x, uint32_t segs)
+{
+    return dim3(blocks_x, segs < kMaxGridY ? segs : kMaxGridY);
+}
 
 /* A device row start and pitch that allow 16-byte vector access (GS_CUDA_ALIGN). */
 inline bool aligned(const void *p, size_t pitch)

@@ -35,7 +35,6 @@ constexpr int kColumnThreads = 128;        /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
 constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
 constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread (u8, u16) */
-constexpr unsigned kMaxGridY = 65535u;     /* hardware limit of gridDim.y */
 static_assert(kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
               "a launch from integer samples may take the two-instruction division throughout");
 
@@ -233,7 +232,7 @@ cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t d
     cudaError_t e = wave_segment_rows<Kernel>(kColumnThreads, an + bn, blocks_x, kSegmentRows, &seg_rows);
     if (e != cudaSuccess) return e;
     const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
-    const dim3 grid(blocks_x, out.segs < kMaxGridY ? out.segs : kMaxGridY);
+    const dim3 grid = segment_grid(blocks_x, out.segs);
     Kernel<<<grid, kColumnThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch,
                                                 width, rows, out);
     return cudaGetLastError();

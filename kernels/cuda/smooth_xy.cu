@@ -58,7 +58,6 @@ constexpr int kUnroll = 6;                      /* rows loaded before their pass
 constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior), before
                                                    wave fitting */
 constexpr uint32_t kEdgeSegmentRows = 8;        /* and at the edges: few threads, short walks */
-constexpr unsigned kMaxGridY = 65535u;          /* hardware limit of gridDim.y */
 constexpr int kMaxXyPasses = (int)GS_INT_SUMS_XY_MAX_PASSES;
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 static_assert(kMaxXyPasses <= 3 && kMaxXyPasses < kCols,
@@ -366,8 +365,7 @@ __global__ void __launch_bounds__(kXyThreads)
 
 dim3 grid_of(uint32_t blocks_x, uint32_t t0, uint32_t t1, uint32_t seg_rows)
 {
-    const uint32_t segs = (t1 - t0 + seg_rows - 1) / seg_rows;
-    return dim3(blocks_x, segs < kMaxGridY ? segs : kMaxGridY);
+    return segment_grid(blocks_x, (t1 - t0 + seg_rows - 1) / seg_rows);
 }
 
 /* Region r of the edges, added after regions 0 .. r - 1: words {first_word} and run_base + 1

@@ -33,7 +33,6 @@ namespace {
 constexpr int kThreads = 128;             /* threads a block: 4 warps */
 constexpr int kCols = 4;                  /* columns a thread: one vector of samples */
 constexpr uint32_t kSegmentRows = 256;    /* output rows a thread walks, before wave fitting */
-constexpr unsigned kMaxGridY = 65535u;    /* hardware limit of gridDim.y */
 constexpr int kMaxPasses = (int)GS_CUDA_XY_ONE_PASS_MAX_PASSES;
 static_assert(2 * kMaxPasses <= (int)GS_SHORT_DIV_PASSES,
               "every pass from integer samples, row and column, divides in two instructions");
@@ -133,7 +132,7 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
     cudaError_t e = wave_segment_rows<kKernel>(kThreads, rows, (uint32_t)blocks_x, kSegmentRows, &seg_rows);
     if (e != cudaSuccess) return e;
     const ColumnRows out = column_rows(above, above, rows, 0, 0, seg_rows);
-    const dim3 grid((uint32_t)blocks_x, out.segs < kMaxGridY ? out.segs : kMaxGridY);
+    const dim3 grid = segment_grid((uint32_t)blocks_x, out.segs);
     kKernel<<<grid, kThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch, width,
                                            window_rows, out);
     return cudaGetLastError();

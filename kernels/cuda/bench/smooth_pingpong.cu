@@ -16,7 +16,6 @@ using namespace gs_cuda;
 namespace {
 
 constexpr int kPingpongThreads = 256;  /* threads per block along a row */
-constexpr unsigned kMaxGridY = 65535u; /* hardware limit of gridDim.y; rows loop beyond */
 static_assert(kPingpongThreads % gs_cuda::kWarp == 0, "whole warps");
 
 /* ---- kernels ---- */
@@ -50,8 +49,7 @@ template <typename Tin, typename Tout>
 cudaError_t launch_typed(const void *in, size_t ip, void *out, size_t op, uint32_t width,
                          uint32_t rows, cudaStream_t stream)
 {
-    const dim3 grid((width + kPingpongThreads - 1) / kPingpongThreads,
-                    rows < kMaxGridY ? rows : kMaxGridY);
+    const dim3 grid = segment_grid((width + kPingpongThreads - 1) / kPingpongThreads, rows); /* rows loop beyond */
     smooth_pingpong_kernel<Tin, Tout><<<grid, kPingpongThreads, 0, stream>>>(
         (const char *)in, ip, (char *)out, op, width, rows);
     return cudaGetLastError();
