@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "fast_arith.cuh"
+#include "launch_common.cuh"
 #include "sample_io.cuh"
 #include "stencil_math.h"
 
@@ -264,6 +265,26 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
                                                      stores, width, y, w0, w1, s0, s1, above);
         }
     }
+}
+
+/* Launch Kernel(src, src_pitch, dst, dst_pitch, width, rows, ColumnRows), a column walk, over
+ * output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of `rows`, dst at
+ * window row `above`: blocks_x blocks of `threads` across, segments of about
+ * default_seg_rows fitted to whole waves of the device. */
+template <auto Kernel>
+cudaError_t launch_column_walk(uint32_t blocks_x, int threads, uint32_t default_seg_rows, const void *src,
+                               size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
+                               uint32_t rows, uint32_t above, uint32_t a0, uint32_t an, uint32_t b0,
+                               uint32_t bn, cudaStream_t stream)
+{
+    if (an + bn == 0) return cudaSuccess;
+    uint32_t seg_rows;
+    cudaError_t e = wave_segment_rows<Kernel>(threads, an + bn, blocks_x, default_seg_rows, &seg_rows);
+    if (e != cudaSuccess) return e;
+    const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
+    Kernel<<<segment_grid(blocks_x, out.segs), threads, 0, stream>>>((const char *)src, src_pitch, (char *)dst,
+                                                                    dst_pitch, width, rows, out);
+    return cudaGetLastError();
 }
 
 } /* namespace gs_cuda */

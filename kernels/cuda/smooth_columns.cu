@@ -225,17 +225,10 @@ cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t d
                           uint32_t width, uint32_t rows, uint32_t above, uint32_t a0, uint32_t an,
                           uint32_t b0, uint32_t bn, cudaStream_t stream)
 {
-    if (an + bn == 0) return cudaSuccess;
     const uint32_t threads = (width + kThreadCols - 1) / kThreadCols;
-    const uint32_t blocks_x = (threads + kColumnThreads - 1) / kColumnThreads;
-    uint32_t seg_rows;
-    cudaError_t e = wave_segment_rows<Kernel>(kColumnThreads, an + bn, blocks_x, kSegmentRows, &seg_rows);
-    if (e != cudaSuccess) return e;
-    const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
-    const dim3 grid = segment_grid(blocks_x, out.segs);
-    Kernel<<<grid, kColumnThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch,
-                                                width, rows, out);
-    return cudaGetLastError();
+    return launch_column_walk<Kernel>((threads + kColumnThreads - 1) / kColumnThreads, kColumnThreads,
+                                      kSegmentRows, src, src_pitch, dst, dst_pitch, width, rows, above,
+                                      a0, an, b0, bn, stream);
 }
 
 /* Output rows [above, above + out_rows) of a window of `rows`. u8 -> u8 at up to

@@ -128,14 +128,8 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
     const uint64_t warps = (stored_words + kStoringLanes<K> - 1) / kStoringLanes<K>;
     const uint64_t blocks_x = (warps * kWarp + kThreads - 1) / kThreads;
     if (blocks_x > 0x7fffffffu) return cudaErrorInvalidValue;
-    uint32_t seg_rows;
-    cudaError_t e = wave_segment_rows<kKernel>(kThreads, rows, (uint32_t)blocks_x, kSegmentRows, &seg_rows);
-    if (e != cudaSuccess) return e;
-    const ColumnRows out = column_rows(above, above, rows, 0, 0, seg_rows);
-    const dim3 grid = segment_grid((uint32_t)blocks_x, out.segs);
-    kKernel<<<grid, kThreads, 0, stream>>>((const char *)src, src_pitch, (char *)dst, dst_pitch, width,
-                                           window_rows, out);
-    return cudaGetLastError();
+    return launch_column_walk<kKernel>((uint32_t)blocks_x, kThreads, kSegmentRows, src, src_pitch, dst,
+                                       dst_pitch, width, window_rows, above, above, rows, 0, 0, stream);
 }
 
 /* launch for a run-time K in [1, kMaxPasses]. */
