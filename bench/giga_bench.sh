@@ -3,7 +3,7 @@
 #
 # Usage: sh bench/giga_bench.sh FILE.png [RUNS]   (FILE from bench/make_bench_images.py --giga)
 # Environment: BUILD (default build), K (default 3), COMPRESSION (default: default; fast
-# codes literals alone, about twice as fast to deflate, a tenth larger).
+# codes literals and byte runs, about twice as fast to deflate, a tenth larger).
 # The decoder inflates on one thread while unfiltering, smoothing and deflating run beside
 # it, so the wall time approaches max(inflate alone, all CPU time / cores). Each run's
 # wall time, CPU time and peak RSS come from /usr/bin/time; the inflate alone is ISA-L on

@@ -9,8 +9,9 @@
 /*
  * Levels, for PNG (the deflate of Sub-filtered rows) and TIFF (Adobe Deflate):
  *   0      stored, no deflate (TIFF: uncompressed);
- *   1      PNG: every byte a literal, Huffman-coded with ISA-L's tables (no match search):
- *          twice as fast as level 2 on smoothed photos, a tenth larger; TIFF: zlib level 1;
+ *   1      PNG: literals and runs of one byte, Huffman-coded with ISA-L's tables (no match
+ *          search): twice as fast as level 2 on smoothed photos, a tenth larger, and much
+ *          larger on content that repeats further back; TIFF: zlib level 1;
  *   2..3   PNG: ISA-L's igzip levels, a little larger than zlib's and many times faster;
  *          TIFF: zlib level 1;
  *   4..9   zlib's levels, smaller and slower (TIFF: that level).

@@ -1,4 +1,4 @@
-/* fuzz_deflate_roundtrip.c: libFuzzer entry point: the literals-only deflate inflates back with zlib. */
+/* fuzz_deflate_roundtrip.c: libFuzzer entry point: the writer's level-1 deflate inflates back with zlib. */
 /* The input's first byte picks whether the piece ends the stream and where it is cut in
  * two pieces; the rest is the bytes to deflate. Any difference, a stream zlib refuses or an
  * output past the bound aborts. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "deflate_huffman_only.h"
+#include "deflate_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,12 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t len = size - 1;
     const size_t cut = len * (data[0] >> 1) / 127; /* the first piece's bytes */
     const unsigned char *in = data + 1;
-    const size_t bound = gs_deflate_huffman_only_bound(cut) + gs_deflate_huffman_only_bound(len - cut);
+    const size_t bound = gs_deflate_fast_bound(cut) + gs_deflate_fast_bound(len - cut);
     unsigned char *out = malloc(bound), *back = malloc(len + 1);
     if (!out || !back) abort();
-    const size_t first = gs_deflate_huffman_only(in, cut, 0, out);
-    if (first > gs_deflate_huffman_only_bound(cut)) abort();
-    const size_t n = first + gs_deflate_huffman_only(in + cut, len - cut, last, out + first);
+    const size_t first = gs_deflate_fast(in, cut, 0, out);
+    if (first > gs_deflate_fast_bound(cut)) abort();
+    const size_t n = first + gs_deflate_fast(in + cut, len - cut, last, out + first);
     if (n > bound) abort();
     z_stream z;
     memset(&z, 0, sizeof z);

@@ -1,9 +1,9 @@
 /* png_deflate.c: one zlib stream deflated in fixed-size pieces on worker threads. */
-/* Each piece is primed with the previous piece's last 32 KiB (at level 1, literals alone,
- * it needs none) and ended with a sync flush, and handed to a sink in order. */
+/* Each piece is primed with the previous piece's last 32 KiB (at level 1, literals and
+ * byte runs, it needs none) and ended with a sync flush, and handed to a sink in order. */
 
 #include "png_deflate.h"
-#include "deflate_huffman_only.h"
+#include "deflate_fast.h"
 #include "io_internal.h"
 #include "isal_placement.h"
 
@@ -41,11 +41,11 @@
 #define RAW_WINDOW_BITS (-15)
 /* Room added to deflateBound for the sync flush marker that ends a piece. */
 #define FLUSH_MARKER_ROOM 64
-/* Level 1 codes literals alone (deflate_huffman_only.c): twice as fast as ISA-L's level 1
+/* Level 1 codes literals and byte runs (deflate_fast.c): twice as fast as ISA-L's level 2
  * on the smoothed benchmark mosaic, and a tenth larger. Levels 2 and 3 are ISA-L's (igzip):
  * its level 2 was measured both faster and smaller than zlib's level 1. Level 0 (stored)
  * and 4 to 9 are zlib's. */
-#define HUFFMAN_ONLY_LEVEL 1
+#define FAST_LEVEL 1
 #define ISAL_LEVEL_MIN 2
 #define ISAL_LEVEL_MAX 3
 _Static_assert(CHUNK_BYTES >= DICT_BYTES, "a full piece must hold a whole dictionary");
@@ -115,10 +115,10 @@ static piece_state get_state(gs_deflate *d, piece *p)
     return state;
 }
 
-/* One thread's raw-deflate state: zlib's or ISA-L's, by level (literals alone need none). */
+/* One thread's raw-deflate state: zlib's or ISA-L's, by level (level 1 needs none). */
 typedef struct compressor {
     int level;               /* the stream's level */
-    int huffman_only;        /* literals alone: no state */
+    int fast_level;          /* level 1 (deflate_fast.c): no state */
     int isal;                /* ISA-L does this level */
     z_stream z;              /* zlib's state (zlib levels), initialised once */
     gs_isal_home home;       /* where ISA-L's state lies, set up afresh for each piece */
@@ -128,7 +128,7 @@ typedef struct compressor {
 static void compressor_free(compressor *c)
 {
     if (!c) return;
-    if (!c->isal && !c->huffman_only) deflateEnd(&c->z);
+    if (!c->isal && !c->fast_level) deflateEnd(&c->z);
     gs_isal_home_unmap(&c->home);
     free(c->level_buf);
     free(c);
@@ -139,9 +139,9 @@ static compressor *compressor_new(int level)
     compressor *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->level = level;
-    c->huffman_only = level == HUFFMAN_ONLY_LEVEL;
+    c->fast_level = level == FAST_LEVEL;
     c->isal = level >= ISAL_LEVEL_MIN && level <= ISAL_LEVEL_MAX;
-    if (c->huffman_only) return c;
+    if (c->fast_level) return c;
     if (c->isal) {
         c->level_buf = malloc(ISAL_DEF_LVL3_DEFAULT);
         if (c->level_buf && gs_isal_home_map(&c->home) == 0) return c;
@@ -244,8 +244,8 @@ static int deflate_piece(compressor *c, piece *p)
 {
     p->adler = isal_adler32(1, p->in, p->in_len); /* AVX2: zlib's adler32 showed in profiles */
     p->out_len = 0;
-    if (c->huffman_only) { /* p->out holds its bound (gs_deflate_open) */
-        p->out_len = gs_deflate_huffman_only(p->in, p->in_len, p->last, p->out);
+    if (c->fast_level) { /* p->out holds its bound (gs_deflate_open) */
+        p->out_len = gs_deflate_fast(p->in, p->in_len, p->last, p->out);
         return 0;
     }
     return c->isal ? isal_piece(c, p) : zlib_piece(&c->z, p);
@@ -479,7 +479,7 @@ gs_status gs_deflate_open(int level, unsigned threads, size_t max_append, gs_def
     int ok = d->staging && d->tail && d->pieces;
     for (unsigned i = 0; ok && i < d->slots; i++) {
         piece *p = &d->pieces[i];
-        p->out_cap = level == HUFFMAN_ONLY_LEVEL ? gs_deflate_huffman_only_bound(CHUNK_BYTES)
+        p->out_cap = level == FAST_LEVEL ? gs_deflate_fast_bound(CHUNK_BYTES)
                                                  : deflateBound(NULL, CHUNK_BYTES) + FLUSH_MARKER_ROOM;
         p->in = malloc(CHUNK_BYTES);
         p->dict = malloc(DICT_BYTES);

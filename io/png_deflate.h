@@ -11,7 +11,7 @@
 /*
  * Bytes appended to the stream are cut into pieces of a fixed size. Each piece is deflated
  * on its own (raw deflate, primed with the previous piece's last 32 KiB, as pigz does; at
- * level 1 literals alone, deflate_huffman_only.h, which need no priming) and
+ * level 1 literals and byte runs, deflate_fast.h, which need no priming) and
  * ends in a sync flush, so the pieces concatenate into one valid deflate stream; the zlib
  * header goes before the first and the combined Adler-32 after the last. Pieces are cut by
  * byte count alone, so the stream's bytes are the same for every thread count.

@@ -1077,7 +1077,7 @@ static long file_size(const char *p)
     return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
-/* Every PNG compression setting decodes to the same pixels (literals alone at 1, ISA-L's
+/* Every PNG compression setting decodes to the same pixels (literals and runs at 1, ISA-L's
  * levels 2-3, zlib's 4-9, stored 0), 8 and 16-bit; on a photo, stored is the largest and
  * zlib's "small" no larger than the default (on small 16-bit images ISA-L's levels can beat
  * zlib's). */

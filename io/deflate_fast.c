@@ -1,6 +1,6 @@
-/* deflate_huffman_only.c: raw deflate of literals alone, Huffman-coded with ISA-L's tables. */
+/* deflate_fast.c: raw deflate of literals and runs of one byte, Huffman-coded with ISA-L's tables. */
 
-#include "deflate_huffman_only.h"
+#include "deflate_fast.h"
 
 #include <isa-l.h>
 #include <stdint.h>
@@ -20,8 +20,10 @@
  * bits padded to a byte, LEN and NLEN. */
 #define STORED_MAX 65535u
 #define STORED_FRAME 5u
-/* The end-of-block symbol. */
+/* The end-of-block symbol; a match's shortest and longest lengths (RFC 1951). */
 #define END_OF_BLOCK 256
+#define MIN_MATCH 3u
+#define MAX_MATCH 258u
 
 /* An 8-byte store of the bit buffer: bits go out least significant first (RFC 1951), so on
  * a little-endian machine the buffer's bytes are the stream's bytes. */
@@ -32,6 +34,14 @@ static inline void store_bits(unsigned char *p, uint64_t bits)
 #else
     for (unsigned i = 0; i < 8; i++) p[i] = (unsigned char)(bits >> (8 * i));
 #endif
+}
+
+/* 8 input bytes as one word (any alignment, any byte order: compared for equality only). */
+static inline uint64_t load_u64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
 
 /* Deflate output under way: bits not yet whole bytes are kept in `bits` (count < 8 between
@@ -90,7 +100,7 @@ static size_t stored_size(size_t len)
     return len + STORED_FRAME * (len / STORED_MAX + 1);
 }
 
-size_t gs_deflate_huffman_only_bound(size_t len)
+size_t gs_deflate_fast_bound(size_t len)
 {
     /* the coded attempt stops short of the stored size plus one step's worst case */
     return stored_size(len) + ISAL_DEF_MAX_HDR_SIZE + STEP_OUT_BYTES + 2 * STORED_FRAME + 16;
@@ -110,6 +120,8 @@ static void sample_counts(const unsigned char *in, size_t len, struct isal_huff_
     for (int s = 0; s < 256; s++)
         h->lit_len_histogram[s] = 1u + lanes[0][s] + lanes[1][s] + lanes[2][s] + lanes[3][s];
     h->lit_len_histogram[END_OF_BLOCK] = 1;
+    for (int s = END_OF_BLOCK + 1; s < ISAL_DEF_LIT_LEN_SYMBOLS; s++) h->lit_len_histogram[s] = 1;
+    h->dist_histogram[0] = 1; /* distance 1 */
 }
 
 /* The coded block and its closing stored block into out, which ends at `end`; the bytes
@@ -139,16 +151,48 @@ static size_t coded(const unsigned char *in, size_t len, int last, unsigned char
     if (t.deflate_hdr_extra_bits)
         put_bits(&w, hdr[t.deflate_hdr_count] & ((1u << t.deflate_hdr_extra_bits) - 1u),
                  t.deflate_hdr_extra_bits);
+    /* a run's match: distance 1 and a length code, each with its extra bits (ISA-L's tables:
+     * code above bit 5, its length in bits 4:0) */
+    const uint32_t dist1 = t.dist_table[0];
     /* four codes a flush while they fit the buffer beside < 8 pending bits, else two */
     const int four = 4 * longest + 7 <= 64;
-    for (size_t start = 0; start < len; start += STEP_BYTES) {
+#define PUT(s) put_bits(&w, (uint32_t)code[s], (unsigned)(code[s] >> 32))
+    if (len > 0) PUT(in[0]), flush_bytes(&w); /* a run needs the byte before it */
+    for (size_t start = 1; start < len; start += STEP_BYTES) {
         if ((size_t)(end - w.p) < STEP_OUT_BYTES + 8) return 0;
         const size_t stop = len - start < STEP_BYTES ? len : start + STEP_BYTES;
         size_t i = start;
-#define PUT(s) put_bits(&w, (uint32_t)code[s], (unsigned)(code[s] >> 32))
-        if (four)
-            for (; i + 4 <= stop; i += 4) PUT(in[i]), PUT(in[i + 1]), PUT(in[i + 2]), PUT(in[i + 3]), flush_bytes(&w);
-        for (; i + 2 <= stop; i += 2) PUT(in[i]), PUT(in[i + 1]), flush_bytes(&w);
+        /* 8 bytes at a time: all equal to the byte before, a run (of 8 bytes at least, to
+         * the step's end), else 8 literals */
+        while (i + 8 <= stop) {
+            const uint64_t repeated = UINT64_C(0x0101010101010101) * in[i - 1];
+            if (load_u64(in + i) != repeated) {
+                if (four) {
+                    PUT(in[i]), PUT(in[i + 1]), PUT(in[i + 2]), PUT(in[i + 3]), flush_bytes(&w);
+                    PUT(in[i + 4]), PUT(in[i + 5]), PUT(in[i + 6]), PUT(in[i + 7]), flush_bytes(&w);
+                } else {
+                    for (int k = 0; k < 8; k += 2) PUT(in[i + k]), PUT(in[i + k + 1]), flush_bytes(&w);
+                }
+                i += 8;
+                continue;
+            }
+            size_t j = i + 8;
+            while (j + 8 <= stop && load_u64(in + j) == repeated) j += 8;
+            while (j < stop && in[j] == in[i - 1]) j++;
+            size_t run = j - i;
+            while (run >= MIN_MATCH) {
+                /* at most 258 a match, and never a remainder of 1 or 2 */
+                size_t n = run > MAX_MATCH ? MAX_MATCH : run;
+                if (run - n > 0 && run - n < MIN_MATCH) n = run - MIN_MATCH;
+                const uint32_t length = t.len_table[n - MIN_MATCH];
+                put_bits(&w, length >> 5, length & 31u);
+                put_bits(&w, dist1 >> 5, dist1 & 31u);
+                flush_bytes(&w);
+                run -= n;
+            }
+            for (; run > 0; run--) PUT(in[i - 1]), flush_bytes(&w);
+            i = j;
+        }
         for (; i < stop; i++) PUT(in[i]), flush_bytes(&w);
     }
     if ((size_t)(end - w.p) < 2 * STORED_FRAME + 16) return 0;
@@ -159,11 +203,11 @@ static size_t coded(const unsigned char *in, size_t len, int last, unsigned char
     return (size_t)(w.p - out);
 }
 
-size_t gs_deflate_huffman_only(const unsigned char *in, size_t len, int last, unsigned char *out)
+size_t gs_deflate_fast(const unsigned char *in, size_t len, int last, unsigned char *out)
 {
     const size_t as_stored = stored_size(len);
     if (len > 0) {
-        const size_t n = coded(in, len, last, out, out + gs_deflate_huffman_only_bound(len));
+        const size_t n = coded(in, len, last, out, out + gs_deflate_fast_bound(len));
         if (n > 0 && n < as_stored) return n;
     }
     return stored(in, len, last, out);
