@@ -179,8 +179,10 @@ static size_t coded(const unsigned char *in, size_t len, int last, unsigned char
             size_t j = i + 8;
             while (j + 8 <= stop && load_u64(in + j) == repeated) j += 8;
             while (j < stop && in[j] == in[i - 1]) j++;
+            /* a run is at least 8 bytes, and no match leaves 1 or 2 of it, so matches cover
+             * it whole */
             size_t run = j - i;
-            while (run >= MIN_MATCH) {
+            while (run > 0) {
                 /* at most 258 a match, and never a remainder of 1 or 2 */
                 size_t n = run > MAX_MATCH ? MAX_MATCH : run;
                 if (run - n > 0 && run - n < MIN_MATCH) n = run - MIN_MATCH;
@@ -190,7 +192,6 @@ static size_t coded(const unsigned char *in, size_t len, int last, unsigned char
                 flush_bytes(&w);
                 run -= n;
             }
-            for (; run > 0; run--) PUT(in[i - 1]), flush_bytes(&w);
             i = j;
         }
         for (; i < stop; i++) PUT(in[i]), flush_bytes(&w);

@@ -329,7 +329,8 @@ static gs_status submit(gs_deflate *d, int last, char *err, size_t err_size)
 {
     piece *p = piece_at(d, d->filling);
     p->last = last;
-    d->tail_len = p->in_len < DICT_BYTES ? p->in_len : DICT_BYTES;
+    /* level 1 primes nothing: no dictionary to keep */
+    d->tail_len = d->level == FAST_LEVEL ? 0 : p->in_len < DICT_BYTES ? p->in_len : DICT_BYTES;
     memcpy(d->tail, p->in + p->in_len - d->tail_len, d->tail_len);
     if (!d->threads) {
         p->state = deflate_piece(d->inline_c, p) == 0 ? PIECE_DONE : PIECE_FAILED;
