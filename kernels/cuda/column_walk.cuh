@@ -2,17 +2,17 @@
 /*
  * Shared by the column launches (smooth_columns.cu), whose rows enter as loaded, and the
  * one-pass xy launches (smooth_xy_float.cu), whose rows take their K row passes as they
- * enter.
+ * enter; the u8 one-pass xy walk (smooth_xy.cu) stages its rows with StagedRows too.
  *
  * A thread owns C neighbouring columns of a segment of output rows. It walks down them from
  * K rows above the segment to K rows below (clipped to the window), keeping for each level
  * (0 = the input, j = after j passes) the last three rows' values in registers: at each step
  * a new input row enters level 0 and every level j computes its row y - j. A segment edge
  * that is not a window end spoils one more row each pass, so the K rows of context on each
- * side absorb exactly that. Rows are loaded kWalkUnroll at a time, in one vector per thread,
- * before the passes run over them: a warp then has kWalkUnroll x 32 vectors in flight, which
- * is what keeps the memory system busy. Only the batches at a window's ends check bounds
- * and use the two-term mean.
+ * side absorb exactly that. Rows enter kWalkUnroll at a time, one vector a thread a row,
+ * before the passes run over them; 8 and 16-bit rows are copied into shared memory two
+ * batches ahead (StagedRows), so the memory system stays busy while the passes run. Only the
+ * batches at a window's ends check bounds and use the two-term mean.
  */
 #ifndef GS_CUDA_COLUMN_WALK_CUH
 #define GS_CUDA_COLUMN_WALK_CUH
@@ -67,21 +67,11 @@ template <> struct Vec<uint8_t, 2> { using type = uchar2; };
 template <> struct Vec<uint16_t, 2> { using type = ushort2; };
 template <> struct Vec<float, 2> { using type = float2; };
 
-/* C samples of a row from column x: one vector when all are inside the row (x is a
- * multiple of C and rows are 16-byte aligned), else one by one, 0 past the row's end. */
-template <typename T, int C>
-__device__ __forceinline__ void load_cols(const char *row, uint32_t x, uint32_t width,
-                                          float (&out)[C])
+/* A vector's C samples as floats. */
+template <typename V, int C> __device__ __forceinline__ void vec_floats(const V &q, float (&out)[C])
 {
-    const T *p = (const T *)row + x;
-    if (x + C <= width) {
-        const typename Vec<T, C>::type q = *(const typename Vec<T, C>::type *)p;
-        out[0] = (float)q.x, out[1] = (float)q.y;
-        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
-    } else {
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] = x + c < width ? (float)p[c] : 0.0f;
-    }
+    out[0] = (float)q.x, out[1] = (float)q.y;
+    if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
 }
 
 /* Floats are stored as Div stores them (NaN canonical for float32 samples). */
@@ -125,25 +115,36 @@ __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width
     }
 }
 
-/* The rows of a plain column walk: C samples of type Tin from column x, as loaded. */
+/* The bytes of a vector of C samples of T from column x (a multiple of C, below width) that
+ * lie inside a row of `width` samples: the part of it a staged copy reads. */
+template <typename T, int C> __device__ __forceinline__ uint32_t row_vector_bytes(uint32_t x, uint32_t width)
+{
+    return (x + C <= width ? C : width - x) * (uint32_t)sizeof(T);
+}
+
+/* The rows of a plain column walk: C samples of type Tin from column x (a multiple of C,
+ * below width), as loaded. */
 template <typename Tin, int C> struct LoadedRows {
-    struct Raw {
-        float v[C];
-    };
+    using Raw = typename Vec<Tin, C>::type;
     uint32_t x, width;
+    /* one vector when all C samples lie in the row (rows are 16-byte aligned), else one by
+     * one, 0 past the row's end */
     __device__ __forceinline__ Raw load(const char *row) const
     {
-        Raw r;
-        load_cols<Tin, C>(row, x, width, r.v);
-        return r;
+        const Tin *p = (const Tin *)row + x;
+        if (x + C <= width) return *(const Raw *)p;
+        Tin s[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) s[c] = x + c < width ? p[c] : Tin(0);
+        if constexpr (C == 4) return Raw{s[0], s[1], s[2], s[3]};
+        else return Raw{s[0], s[1]};
     }
     static __device__ __forceinline__ Raw zero() { return Raw{}; }
+    /* the bytes of a row's vector inside the row, and where they start */
+    __device__ __forceinline__ uint32_t row_bytes() const { return row_vector_bytes<Tin, C>(x, width); }
+    __device__ __forceinline__ size_t row_offset() const { return (size_t)x * sizeof(Tin); }
     /* the row as it enters the walk: as loaded */
-    __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const
-    {
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] = r.v[c];
-    }
+    __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const { vec_floats<Raw, C>(r, out); }
 };
 
 /*
@@ -151,22 +152,18 @@ template <typename Tin, int C> struct LoadedRows {
  * lives in v[j][t % 3]; segments start their walk at w0, batches are a multiple of 3 rows
  * long, so every slot index below is a compile-time constant (no register moves to roll the
  * rows). kInterior: every row of the batch is inside the window and every row a level
- * computes is neither of its ends, so no bounds or end checks run (most batches). Rows come
- * from `rows` (LoadedRows or the like): Raw load(row) for each row of the batch inside the
- * window (Raw zero() past it), then enter(raw, level 0's floats) for each, on every lane of
- * a warp alike. The thread stores its columns from x when `stores`.
+ * computes is neither of its ends, so no bounds or end checks run (most batches). The
+ * batch's rows are in[] (Rows::zero() past the window), each entering level 0 through
+ * rows.enter(raw, floats), on every lane of a warp alike. The thread stores its columns from
+ * x when `stores`.
  */
 template <int K, typename Tout, class Div, bool kInterior, int C, class Rows>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows &rows,
-                                             const char *src, size_t src_pitch, char *dst,
+                                             const typename Rows::Raw (&in)[kWalkUnroll], char *dst,
                                              size_t dst_pitch, uint32_t x, bool stores,
                                              uint32_t width, uint32_t y, uint32_t w0, uint32_t w1,
                                              uint32_t s0, uint32_t s1, uint32_t above)
 {
-    typename Rows::Raw in[kWalkUnroll];
-#pragma unroll
-    for (int u = 0; u < kWalkUnroll; ++u)
-        in[u] = kInterior || y + u < w1 ? rows.load(src + (size_t)(y + u) * src_pitch) : Rows::zero();
 #pragma unroll
     for (int u = 0; u < kWalkUnroll; ++u) {
         const uint32_t yy = y + u;
@@ -191,6 +188,73 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows
             store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, v[K][(u - K + 3 * K) % 3]);
     }
 }
+
+/*
+ * Rows staged in shared memory ahead of their batch: each thread copies its own vector of
+ * each row with cp.async (the bytes past a row's end zero-filled), the next kStages - 1
+ * batches in flight while one runs its passes, and reads back only what it copied, so no
+ * barrier is needed and the registers hold one batch. Loading the next batch into registers
+ * instead held too many of them (docs/performance.md, the ideas dropped).
+ */
+constexpr int kWalkStages = 3;    /* batches a thread holds in shared memory: 2 in flight */
+constexpr int kWalkThreads = 128; /* threads a block of every staged walk */
+
+template <typename Raw> __device__ __forceinline__ Raw *walk_stage_buffer()
+{
+    __shared__ Raw stage[kWalkStages * kWalkUnroll * kWalkThreads];
+    return stage;
+}
+
+/* Copy `bytes` (<= sizeof(Raw), the rest zero-filled) from global `src` to shared `dst`. */
+template <typename Raw> __device__ __forceinline__ void stage_copy(Raw *dst, const char *src, uint32_t bytes)
+{
+    static_assert(sizeof(Raw) == 4 || sizeof(Raw) == 8 || sizeof(Raw) == 16, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"((int)sizeof(Raw)), "r"(bytes)
+                 : "memory");
+}
+
+/*
+ * A thread's rows of a walk, kWalkUnroll at a time: start(y0) sends the first kWalkStages - 1
+ * batches; before the batch from y, next(y) sends the one kWalkStages - 1 batches on and
+ * waits for this one; row(u) reads its row u; done() moves to the next batch. Rows from
+ * `end` on are not copied (their slots are never read as values). Raw: the thread's vector
+ * of a row, `bytes` of it from `offset` of each row inside the row.
+ */
+template <typename Raw> struct StagedRows {
+    Raw *slots;
+    const char *src;
+    size_t pitch, offset;
+    uint32_t bytes, end;
+    int slot;
+    __device__ __forceinline__ StagedRows(const char *src_, size_t pitch_, size_t offset_, uint32_t bytes_)
+        : slots(walk_stage_buffer<Raw>() + threadIdx.x), src(src_), pitch(pitch_), offset(offset_),
+          bytes(bytes_), end(0), slot(0)
+    {
+    }
+    __device__ __forceinline__ void send(uint32_t y0, int s) const
+    {
+#pragma unroll
+        for (int u = 0; u < kWalkUnroll; ++u)
+            if (y0 + u < end)
+                stage_copy(slots + (s * kWalkUnroll + u) * kWalkThreads, src + (size_t)(y0 + u) * pitch + offset,
+                           bytes);
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    }
+    __device__ __forceinline__ void start(uint32_t y0, uint32_t end_)
+    {
+        end = end_, slot = 0;
+#pragma unroll
+        for (int b = 0; b + 1 < kWalkStages; ++b) send(y0 + b * kWalkUnroll, b);
+    }
+    __device__ __forceinline__ void next(uint32_t y) const
+    {
+        send(y + (kWalkStages - 1) * kWalkUnroll, slot == 0 ? kWalkStages - 1 : slot - 1);
+        asm volatile("cp.async.wait_group %0;" ::"n"(kWalkStages - 1) : "memory");
+    }
+    __device__ __forceinline__ Raw row(int u) const { return slots[(slot * kWalkUnroll + u) * kWalkThreads]; }
+    __device__ __forceinline__ void done() { slot = slot + 1 == kWalkStages ? 0 : slot + 1; }
+};
 
 /* The output rows of one launch, window coordinates: one range of rows, or two (the float
  * walk at both window ends of a u8 launch, in one launch: each end took 8.5 us alone for
@@ -234,13 +298,20 @@ __device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, 
 
 /* K passes rolled through registers, in float, for the segments blockIdx.y, + gridDim.y, ...
  * of `out`. Window rows [0, rows); a row t of the output is written to dst row t - out.above,
- * columns from x when `stores`. */
+ * columns from x when `stores`. Rows come from `in_rows` (LoadedRows or the like): Raw
+ * zero(), enter(raw, level 0's floats), and row_bytes() and row_offset() of the thread's
+ * vector (staged rows) or Raw load(row) (float32 rows). 8 and 16-bit rows are staged (StagedRows); float32 rows are
+ * loaded into registers a batch at a time, where staging measured no faster and the xy
+ * two steps' float columns 5% slower (docs/performance.md). */
 template <int K, typename Tout, class Div, int C, class Rows>
 __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src, size_t src_pitch,
                                             char *dst, size_t dst_pitch, uint32_t x, bool stores,
                                             uint32_t width, uint32_t rows, const ColumnRows &out)
 {
+    using Raw = typename Rows::Raw;
+    constexpr bool kStaged = sizeof(Raw) / C < 4;
     const uint32_t above = out.above;
+    StagedRows<Raw> staged(src, src_pitch, in_rows.row_offset(), in_rows.row_bytes());
     for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
         uint32_t s0, s1;
         segment_rows(out, seg, s0, s1);
@@ -253,37 +324,50 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
             for (int i = 0; i < 3; ++i)
 #pragma unroll
                 for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
+        if constexpr (kStaged) staged.start(w0, w1);
         for (uint32_t y = w0; y < w1 + K; y += kWalkUnroll) {
+            if constexpr (kStaged) staged.next(y);
             /* interior: the batch's loads are inside the window, and the rows its levels
              * compute, y - K - w0 .. y + kWalkUnroll - 2 - w0, are neither window end */
             const bool interior = y >= w0 + K + 1 && y + kWalkUnroll + 1 <= w1;
+            auto batch = [&](auto interior_tag) {
+                constexpr bool kInterior = decltype(interior_tag)::value;
+                Raw in[kWalkUnroll];
+#pragma unroll
+                for (int u = 0; u < kWalkUnroll; ++u) {
+                    if (!kInterior && y + u >= w1) in[u] = Rows::zero();
+                    else if constexpr (kStaged) in[u] = staged.row(u);
+                    else in[u] = in_rows.load(src + (size_t)(y + u) * src_pitch);
+                }
+                column_batch<K, Tout, Div, kInterior, C>(v, in_rows, in, dst, dst_pitch, x, stores, width,
+                                                         y, w0, w1, s0, s1, above);
+            };
             if (interior)
-                column_batch<K, Tout, Div, true, C>(v, in_rows, src, src_pitch, dst, dst_pitch, x,
-                                                    stores, width, y, w0, w1, s0, s1, above);
+                batch(std::true_type{});
             else
-                column_batch<K, Tout, Div, false, C>(v, in_rows, src, src_pitch, dst, dst_pitch, x,
-                                                     stores, width, y, w0, w1, s0, s1, above);
+                batch(std::false_type{});
+            if constexpr (kStaged) staged.done();
         }
     }
 }
 
 /* Launch Kernel(src, src_pitch, dst, dst_pitch, width, rows, ColumnRows), a column walk, over
  * output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of `rows`, dst at
- * window row `above`: blocks_x blocks of `threads` across, segments of about
+ * window row `above`: blocks_x blocks of kWalkThreads across, segments of about
  * default_seg_rows fitted to whole waves of the device. */
 template <auto Kernel>
-cudaError_t launch_column_walk(uint32_t blocks_x, int threads, uint32_t default_seg_rows, const void *src,
+cudaError_t launch_column_walk(uint32_t blocks_x, uint32_t default_seg_rows, const void *src,
                                size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                                uint32_t rows, uint32_t above, uint32_t a0, uint32_t an, uint32_t b0,
                                uint32_t bn, cudaStream_t stream)
 {
     if (an + bn == 0) return cudaSuccess;
     uint32_t seg_rows;
-    cudaError_t e = wave_segment_rows<Kernel>(threads, an + bn, blocks_x, default_seg_rows, &seg_rows);
+    cudaError_t e = wave_segment_rows<Kernel>(kWalkThreads, an + bn, blocks_x, default_seg_rows, &seg_rows);
     if (e != cudaSuccess) return e;
     const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
-    Kernel<<<segment_grid(blocks_x, out.segs), threads, 0, stream>>>((const char *)src, src_pitch, (char *)dst,
-                                                                    dst_pitch, width, rows, out);
+    Kernel<<<segment_grid(blocks_x, out.segs), kWalkThreads, 0, stream>>>((const char *)src, src_pitch,
+                                                                         (char *)dst, dst_pitch, width, rows, out);
     return cudaGetLastError();
 }
 

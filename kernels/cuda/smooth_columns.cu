@@ -1,8 +1,9 @@
 /* smooth_columns.cu: smoothing down the columns of a window of rows (--axis y, xy). */
 /*
- * Each thread rolls every pass of four neighbouring columns through registers, rows loaded
- * six ahead in vectors, u8 segments away from the window's ends at up to 4 passes as exact
- * integer sums; many passes go out as a chain of launches, float32 between them.
+ * Each thread rolls every pass of four neighbouring columns through registers, rows entering
+ * in batches of six vectors (column_walk.cuh), u8 segments away from the window's ends at up
+ * to 4 passes as exact integer sums; many passes go out as a chain of launches, float32
+ * between them.
  */
 #include "column_walk.cuh"
 #include "fast_arith.cuh"
@@ -31,7 +32,7 @@ using namespace gs_cuda;
 
 namespace {
 
-constexpr int kColumnThreads = 128;        /* threads per block */
+constexpr int kColumnThreads = kWalkThreads; /* threads per block */
 constexpr int kCols = 4;                   /* columns per thread: one 4-sample vector */
 constexpr uint32_t kSegmentRows = 256;     /* output rows per thread, before wave fitting */
 constexpr uint32_t kMaxLaunchPasses = 10;  /* 3 x 11 x 4 floats of levels per thread (u8, u16) */
@@ -226,9 +227,9 @@ cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t d
                           uint32_t b0, uint32_t bn, cudaStream_t stream)
 {
     const uint32_t threads = (width + kThreadCols - 1) / kThreadCols;
-    return launch_column_walk<Kernel>((threads + kColumnThreads - 1) / kColumnThreads, kColumnThreads,
-                                      kSegmentRows, src, src_pitch, dst, dst_pitch, width, rows, above,
-                                      a0, an, b0, bn, stream);
+    return launch_column_walk<Kernel>((threads + kColumnThreads - 1) / kColumnThreads, kSegmentRows, src,
+                                      src_pitch, dst, dst_pitch, width, rows, above, a0, an, b0, bn,
+                                      stream);
 }
 
 /* Output rows [above, above + out_rows) of a window of `rows`. u8 -> u8 at up to

@@ -49,15 +49,17 @@ using namespace gs_cuda;
 
 namespace {
 
-constexpr int kXyThreads = 128;                 /* threads a block: 4 warps */
+constexpr int kXyThreads = kWalkThreads;        /* threads a block: 4 warps */
 constexpr int kCols = 4;                        /* columns a thread: one word of u8 */
 constexpr int kLendingLanes = 2;                /* a warp's outer lanes lend their words only */
 constexpr int kStoringLanes = kWarp - kLendingLanes;
-constexpr int kUnroll = 6;                      /* rows loaded before their passes run: a
-                                                   multiple of 3, so ring slots stay constant */
+constexpr int kUnroll = kWalkUnroll;            /* rows a batch: a multiple of 3, so ring
+                                                   slots stay constant */
 constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior), before
                                                    wave fitting */
-constexpr uint32_t kEdgeSegmentRows = 8;        /* and at the edges: few threads, short walks */
+constexpr uint32_t kEdgeSegmentRows = 2;        /* and at the edges: few threads, short walks
+                                                   (8 rows: the edge launch 25.7 us at 16384^2 K=3,
+                                                   one pass 0.351 ms; 2 rows: 0.342 ms) */
 constexpr int kMaxXyPasses = (int)GS_INT_SUMS_XY_MAX_PASSES;
 static_assert(kUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 static_assert(kMaxXyPasses <= 3 && kMaxXyPasses < kCols,
@@ -192,7 +194,7 @@ template <int K> constexpr float kXyInverse = 1.0f / (float)(kPackedPow3<K> * kP
 /*
  * Words [1, word_end) of rows [t0, t1), every one of them at least K from both row ends and
  * every row at least K from both window ends. Warp g's lane l holds word 30 g + l; lanes 1 to
- * 30 store theirs. Each batch's rows are loaded while the batch before runs its passes.
+ * 30 store theirs.
  */
 template <int K>
 __global__ void __launch_bounds__(kXyThreads)
@@ -205,20 +207,19 @@ __global__ void __launch_bounds__(kXyThreads)
     const uint32_t x = word * kCols;
     const bool loads = x < g.width;
     const bool stores = lane >= 1 && lane <= (uint32_t)kStoringLanes && word < word_end;
+    /* rows staged in shared memory two batches ahead (column_walk.cuh); a lane past the
+     * width copies nothing and takes 0 for every row. The word lies inside the row's pitch
+     * (a multiple of 16); samples past the width are whatever the pitch holds: no pixel that
+     * is stored depends on them. */
+    StagedRows<uint32_t> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
     for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
         const uint32_t s0 = g.t0 + seg * g.seg_rows;
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
         const uint32_t w0 = s0 - K, w1 = s1 + K; /* inside the window: t0 >= K, t1 + K <= rows */
         XyLevels<K> s = {};
-        /* A lane past the width (loads false) takes 0 for every row. */
-        auto load = [&](uint32_t (&in)[kUnroll], uint32_t y) {
-            load_batch_words(in, g.src, g.src_pitch, y, w1,
-                             [&](const char *row) { return loads ? load_word(row, x) : 0u; });
-        };
-        uint32_t cur[kUnroll], next[kUnroll];
-        load(cur, w0);
+        staged.start(w0, w1);
         for (uint32_t y = w0; y < w1; y += kUnroll) {
-            if (y + kUnroll < w1) load(next, y + kUnroll);
+            staged.next(y);
             /* the batch's output rows y - K .. (dst row of y - K: a signed offset, stored
              * only from s0 on) */
             char *out_row = g.dst + ((int64_t)y - K - g.above) * (int64_t)g.dst_pitch + x;
@@ -226,17 +227,17 @@ __global__ void __launch_bounds__(kXyThreads)
             for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
                 const uint32_t yy = y + u;
                 if (yy >= w1) break; /* the same for the whole warp */
-                const uint32_t a = __shfl_up_sync(kFullMask, cur[u], 1);
-                const uint32_t c = __shfl_down_sync(kFullMask, cur[u], 1);
+                const uint32_t b = staged.row(u);
+                const uint32_t a = __shfl_up_sync(kFullMask, b, 1);
+                const uint32_t c = __shfl_down_sync(kFullMask, b, 1);
                 uint32_t q[2];
-                row_sums<K>(a, cur[u], c, q);
+                row_sums<K>(a, b, c, q);
                 const uint32_t out = advance_levels<K>(s, q, u, kXyInverse<K>);
                 /* level K's row yy - K needs input rows from yy - 2K: all entered once
                  * yy - K >= s0 (and yy < w1 keeps it below s1) */
                 if (stores && yy >= s0 + K) *(uint32_t *)out_row = out;
             }
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
+            staged.done();
         }
     }
 }

@@ -30,7 +30,7 @@ using namespace gs_cuda;
 
 namespace {
 
-constexpr int kThreads = 128;             /* threads a block: 4 warps */
+constexpr int kThreads = kWalkThreads;    /* threads a block: 4 warps */
 constexpr int kCols = 4;                  /* columns a thread: one vector of samples */
 constexpr uint32_t kSegmentRows = 256;    /* output rows a thread walks, before wave fitting */
 constexpr int kMaxPasses = (int)GS_CUDA_XY_ONE_PASS_MAX_PASSES;
@@ -43,7 +43,7 @@ template <int K> constexpr int kStoringLanes = kWarp - 2 * kLendingLanes<K>;
 static_assert(kLendingLanes<kMaxPasses> < kWarp / 4, "most lanes of a warp store");
 
 /* Blocks an SM the kernel is held to. The row-end warps' instantiation and the others' share
- * the kernel's registers (137 at u16 K = 3 unbounded, 3 blocks an SM): 4 blocks (127, none
+ * the kernel's registers (137 at u16 K = 3 unbounded, 3 blocks an SM): 4 blocks (123, none
  * spilled). */
 constexpr int kMinBlocks = 4;
 
@@ -54,23 +54,22 @@ constexpr int kMinBlocks = 4;
  * (a one-sample row stays as it is); columns outside the row are never read by those inside.
  */
 template <int K, typename Tin, class Div, bool kRowEnds> struct RowPassedRows {
+    static_assert(sizeof(Tin) < 4, "the walk stages 8 and 16-bit rows only (no load())");
     static constexpr int C = kCols;
     using Raw = typename Vec<Tin, C>::type;
     int64_t x;
     uint32_t width;
-    __device__ __forceinline__ Raw load(const char *row) const
-    {
-        const Tin *p = (const Tin *)row;
-        if (x >= 0 && x + C <= (int64_t)width) return *(const Raw *)(p + x);
-        Tin s[C];
-#pragma unroll
-        for (int c = 0; c < C; ++c) s[c] = x + c >= 0 && x + c < (int64_t)width ? p[x + c] : Tin(0);
-        return Raw{s[0], s[1], s[2], s[3]};
-    }
     static __device__ __forceinline__ Raw zero() { return Raw{}; }
+    /* the bytes of a row's vector inside the row (x is a multiple of C: none before it), and
+     * where they start */
+    __device__ __forceinline__ uint32_t row_bytes() const
+    {
+        return x < 0 || x >= (int64_t)width ? 0 : row_vector_bytes<Tin, C>((uint32_t)x, width);
+    }
+    __device__ __forceinline__ size_t row_offset() const { return x >= 0 ? (size_t)x * sizeof(Tin) : 0; }
     __device__ __forceinline__ void enter(const Raw &raw, float (&v)[C]) const
     {
-        v[0] = (float)raw.x, v[1] = (float)raw.y, v[2] = (float)raw.z, v[3] = (float)raw.w;
+        vec_floats<Raw, C>(raw, v);
 #pragma unroll
         for (int pass = 1; pass <= K; ++pass) {
             const float left = __shfl_up_sync(kFullMask, v[C - 1], 1);
@@ -128,7 +127,7 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
     const uint64_t warps = (stored_words + kStoringLanes<K> - 1) / kStoringLanes<K>;
     const uint64_t blocks_x = (warps * kWarp + kThreads - 1) / kThreads;
     if (blocks_x > 0x7fffffffu) return cudaErrorInvalidValue;
-    return launch_column_walk<kKernel>((uint32_t)blocks_x, kThreads, kSegmentRows, src, src_pitch, dst,
+    return launch_column_walk<kKernel>((uint32_t)blocks_x, kSegmentRows, src, src_pitch, dst,
                                        dst_pitch, width, window_rows, above, above, rows, 0, 0, stream);
 }
 
