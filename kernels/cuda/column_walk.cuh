@@ -300,9 +300,9 @@ __device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, 
  * of `out`. Window rows [0, rows); a row t of the output is written to dst row t - out.above,
  * columns from x when `stores`. Rows come from `in_rows` (LoadedRows or the like): Raw
  * zero(), enter(raw, level 0's floats), and row_bytes() and row_offset() of the thread's
- * vector (staged rows) or Raw load(row) (float32 rows). 8 and 16-bit rows are staged (StagedRows); float32 rows are
- * loaded into registers a batch at a time, where staging measured no faster and the xy
- * two steps' float columns 5% slower (docs/performance.md). */
+ * vector (staged rows) or Raw load(row) (float32 rows). 8 and 16-bit rows are staged
+ * (StagedRows); float32 rows are loaded into registers a batch at a time, where staging
+ * measured no faster and the xy two steps' float columns 5% slower (docs/performance.md). */
 template <int K, typename Tout, class Div, int C, class Rows>
 __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src, size_t src_pitch,
                                             char *dst, size_t dst_pitch, uint32_t x, bool stores,
