@@ -324,12 +324,19 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
             for (int i = 0; i < 3; ++i)
 #pragma unroll
                 for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
-        if constexpr (kStaged) staged.start(w0, w1);
+        /* A segment edge that is not a window end needs no end rule: the rows its levels
+         * compute there feed only the K rows of context, never a stored row. Past such an end
+         * the walk reads the window's real rows (every row a batch can reach lies in the
+         * window), so all of the segment's batches there run as interior. */
+        const bool free_start = w0 > 0;
+        const bool free_end = w1 + K + kWalkUnroll <= rows;
+        if constexpr (kStaged) staged.start(w0, free_end ? w1 + K + kWalkUnroll : w1);
         for (uint32_t y = w0; y < w1 + K; y += kWalkUnroll) {
             if constexpr (kStaged) staged.next(y);
             /* interior: the batch's loads are inside the window, and the rows its levels
              * compute, y - K - w0 .. y + kWalkUnroll - 2 - w0, are neither window end */
-            const bool interior = y >= w0 + K + 1 && y + kWalkUnroll + 1 <= w1;
+            const bool interior =
+                (free_start || y >= w0 + K + 1) && (free_end || y + kWalkUnroll + 1 <= w1);
             auto batch = [&](auto interior_tag) {
                 constexpr bool kInterior = decltype(interior_tag)::value;
                 Raw in[kWalkUnroll];
