@@ -217,7 +217,8 @@ template <typename Raw> __device__ __forceinline__ void stage_copy(Raw *dst, con
 /*
  * A thread's rows of a walk, kWalkUnroll at a time: start(y0) sends the first kWalkStages - 1
  * batches; before the batch from y, next(y) sends the one kWalkStages - 1 batches on and
- * waits for this one; row(u) reads its row u; done() moves to the next batch. Rows from
+ * waits for this one; row(u) reads its row u; done() moves to the next batch; finish() waits
+ * for the copies no batch read, before the next start(). Rows from
  * `end` on are not copied (their slots are never read as values). Raw: the thread's vector
  * of a row, `bytes` of it from `offset` of each row inside the row.
  */
@@ -254,6 +255,8 @@ template <typename Raw> struct StagedRows {
     }
     __device__ __forceinline__ Raw row(int u) const { return slots[(slot * kWalkUnroll + u) * kWalkThreads]; }
     __device__ __forceinline__ void done() { slot = slot + 1 == kWalkStages ? 0 : slot + 1; }
+    /* wait for every copy sent, before the slots are written again */
+    __device__ __forceinline__ void finish() const { asm volatile("cp.async.wait_all;" ::: "memory"); }
 };
 
 /* The output rows of one launch, window coordinates: one range of rows, or two (the float
@@ -355,6 +358,9 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
                 batch(std::false_type{});
             if constexpr (kStaged) staged.done();
         }
+        /* copies past the last batch may still be in flight: the thread's next segment
+         * writes the same slots */
+        if constexpr (kStaged) staged.finish();
     }
 }
 
