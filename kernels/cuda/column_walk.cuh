@@ -153,9 +153,9 @@ template <typename Tin, int C> struct LoadedRows {
  * long, so every slot index below is a compile-time constant (no register moves to roll the
  * rows). kInterior: every row of the batch is inside the window and every row a level
  * computes is neither of its ends, so no bounds or end checks run (most batches). The
- * batch's rows are in[] (Rows::zero() past the window), each entering level 0 through
- * rows.enter(raw, floats), on every lane of a warp alike. The thread stores its columns from
- * x when `stores`.
+ * batch's rows are in[] (Rows::zero() from w1 on, outside interior batches), each entering
+ * level 0 through rows.enter(raw, floats), on every lane of a warp alike. The thread stores
+ * its columns from x when `stores`.
  */
 template <int K, typename Tout, class Div, bool kInterior, int C, class Rows>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows &rows,
@@ -191,8 +191,8 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows
 
 /*
  * Rows staged in shared memory ahead of their batch: each thread copies its own vector of
- * each row with cp.async (the bytes past a row's end zero-filled), the next kStages - 1
- * batches in flight while one runs its passes, and reads back only what it copied, so no
+ * each row with cp.async (the bytes past a row's end zero-filled), the next
+ * kWalkStages - 1 batches in flight while one runs its passes, and reads back only what it copied, so no
  * barrier is needed and the registers hold one batch. Loading the next batch into registers
  * instead held too many of them (docs/performance.md, the ideas dropped).
  */
@@ -218,9 +218,9 @@ template <typename Raw> __device__ __forceinline__ void stage_copy(Raw *dst, con
  * A thread's rows of a walk, kWalkUnroll at a time: start(y0) sends the first kWalkStages - 1
  * batches; before the batch from y, next(y) sends the one kWalkStages - 1 batches on and
  * waits for this one; row(u) reads its row u; done() moves to the next batch; finish() waits
- * for the copies no batch read, before the next start(). Rows from
- * `end` on are not copied (their slots are never read as values). Raw: the thread's vector
- * of a row, `bytes` of it from `offset` of each row inside the row.
+ * for the copies no batch read, before the next start(). Rows from `end` on are not copied
+ * (their slots are never read as values). Raw: the thread's vector of a row, `bytes` of it
+ * from `offset` of each row inside the row.
  */
 template <typename Raw> struct StagedRows {
     Raw *slots;
