@@ -303,6 +303,65 @@ START_TEST(axes_match_reference)
 }
 END_TEST
 
+/*
+ * Few nonzero samples among zeros, to float32 down the columns (y) or both ways (xy) for
+ * many passes: a tail shrinks about 3x a pass, so from pass 79 since the samples (K + K for
+ * xy) some sums fall below 2^-123, where the two-instruction division rounds otherwise (a
+ * simulation of that division in every column launch changed 13 to 58 pixels of these
+ * cases). The column launches choose their division by the passes before them, xy's row
+ * passes counted, so the float results must match the reference bit for bit on both sides
+ * of that limit; random samples never reach it. y: one row of distinct samples (each column
+ * its own tail); xy: two lone samples, K from the row ends and far apart.
+ */
+typedef struct { uint32_t axes, iters; } sparse_case;
+static const sparse_case g_sparse[] = {
+    {GS_AXIS_Y, 79}, {GS_AXIS_Y, 90}, {GS_AXIS_Y, 120},
+    {GS_AXIS_X | GS_AXIS_Y, 40}, {GS_AXIS_X | GS_AXIS_Y, 45}, {GS_AXIS_X | GS_AXIS_Y, 60},
+};
+
+static void put_sample(image *im, uint32_t x, uint32_t y, uint32_t v)
+{
+    uint8_t *p = im->data + (size_t)y * im->stride + (size_t)x * (im->bits / 8);
+    if (im->bits == 8) p[0] = (uint8_t)v;
+    else memcpy(p, &(uint16_t){(uint16_t)v}, 2);
+}
+
+START_TEST(sparse_samples_many_passes_match_reference)
+{
+    const sparse_case c = g_sparse[_i / 2];
+    /* wide and tall enough for a tail of K samples each way from a lone sample */
+    const uint32_t bits = _i % 2 ? 16 : 8, width = 131, height = 260;
+    image im = {width, height, bits, (size_t)width * (bits / 8) + 8, NULL};
+    im.data = calloc(im.stride * height, 1);
+    ck_assert_ptr_nonnull(im.data);
+    if (c.axes & GS_AXIS_X) {
+        put_sample(&im, 5, 3, bits == 8 ? 1 : 65535);
+        put_sample(&im, 125, 250, bits == 8 ? 3 : 1000);
+    } else {
+        for (uint32_t x = 0; x < width; ++x) put_sample(&im, x, 3, bits == 8 ? x * 7 % 255 + 1 : x * 769 % 65535 + 1);
+    }
+    size_t want_stride, got_stride;
+    uint8_t *want = reference_window(&im, c.iters, c.axes, &want_stride);
+    int tiny = 0; /* the case reaches the range it is for */
+    for (uint32_t y = 0; y < height; ++y)
+        for (uint32_t x = 0; x < width; ++x) {
+            float v;
+            memcpy(&v, want + (size_t)y * want_stride + 4 * (size_t)x, sizeof v);
+            tiny |= v > 0.0f && v < 0x1p-123f;
+        }
+    char what[200], err[ERR_LEN] = "";
+    snprintf(what, sizeof what, "sparse %u-bit samples, axes 0x%x, K=%u", bits, c.axes, c.iters);
+    const int reaches = c.axes & GS_AXIS_X ? c.iters >= 45 : c.iters >= 90; /* 2K or K passes */
+    ck_assert_msg(tiny || !reaches, "%s: no value below 2^-123", what);
+    uint8_t *got = alloc_out(width, height, 32, &got_stride);
+    gs_strip s = strip_of(im.data, im.stride, width, height, bits, got, got_stride, 32);
+    ck_assert_msg(g_cuda->smooth_axes(g_host_inst, &s, c.axes, 0, 0, c.iters, err, sizeof err) == GS_PLUGIN_OK,
+                  "%s: %s", what, err);
+    expect_same(what, want, want_stride, got, got_stride, height, (size_t)width * 4);
+    free(want), free(got), free(im.data);
+}
+END_TEST
+
 /* A taller image streamed in strips as a host does: each strip's window has min(K, rows
  * available) rows of halo on each side; the rows written equal the whole image's. */
 START_TEST(strips_with_halos_match_reference)
@@ -497,6 +556,7 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, smooth_rows_match_reference, 0, g_smooth_n);
     tcase_add_loop_test(tc, axes_match_reference, 0, g_axes_n);
     tcase_add_loop_test(tc, strips_with_halos_match_reference, 0, 4);
+    tcase_add_loop_test(tc, sparse_samples_many_passes_match_reference, 0, 2 * COUNT(g_sparse));
     suite_add_tcase(suite, tc);
     tc = tcase_create("integral");
     tcase_set_timeout(tc, 0);

@@ -32,10 +32,11 @@ namespace gs_cuda {
 constexpr int kWalkUnroll = 6; /* rows loaded ahead: a multiple of 3 (ring slots) */
 static_assert(kWalkUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 
-/* The division of a launch's passes: the two-instruction one when the launch starts from
- * integer samples (at most GS_SHORT_DIV_PASSES passes since them), the exact
- * three-instruction one after float32 input of a chain, IEEE division for float32 samples
- * in every launch. */
+/* The division of a launch's passes: the two-instruction one while every pass of the launch
+ * is at most GS_SHORT_DIV_PASSES passes since integer samples (a launch from them; float32
+ * rows of them, after xy's row passes or early in a chain, choose it at run time in
+ * smooth_columns.cu), the exact three-instruction one later, IEEE division for float32
+ * samples in every launch. */
 template <typename Tin>
 using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
 template <typename Tin, bool kFloatSamples>
@@ -214,6 +215,15 @@ template <typename Raw> __device__ __forceinline__ void stage_copy(Raw *dst, con
                  : "memory");
 }
 
+/* The same for a whole vector: without a source size ptxas needs no zero-fill arithmetic
+ * (about ten instructions a copy). */
+template <typename Raw> __device__ __forceinline__ void stage_copy_whole(Raw *dst, const char *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src), "n"((int)sizeof(Raw))
+                 : "memory");
+}
+
 /*
  * A thread's rows of a walk, kWalkUnroll at a time: start(y0) sends the first kWalkStages - 1
  * batches; before the batch from y, next(y) sends the one kWalkStages - 1 batches on and
@@ -233,13 +243,21 @@ template <typename Raw> struct StagedRows {
           bytes(bytes_), end(0), slot(0)
     {
     }
+    /* A batch of whole vectors, every row before `end` (most batches), takes the plain copy
+     * and steps one row pointer: the per-row bounds test, row address and source size took
+     * about 20 instructions a row, a tenth of the u8 K=10 walk's. */
     __device__ __forceinline__ void send(uint32_t y0, int s) const
     {
+        Raw *dst = slots + s * kWalkUnroll * kWalkThreads;
+        const char *row = src + (size_t)y0 * pitch + offset;
+        if (y0 + kWalkUnroll <= end && bytes == sizeof(Raw)) {
 #pragma unroll
-        for (int u = 0; u < kWalkUnroll; ++u)
-            if (y0 + u < end)
-                stage_copy(slots + (s * kWalkUnroll + u) * kWalkThreads, src + (size_t)(y0 + u) * pitch + offset,
-                           bytes);
+            for (int u = 0; u < kWalkUnroll; ++u, row += pitch) stage_copy_whole(dst + u * kWalkThreads, row);
+        } else {
+#pragma unroll
+            for (int u = 0; u < kWalkUnroll; ++u, row += pitch)
+                if (y0 + u < end) stage_copy(dst + u * kWalkThreads, row, bytes);
+        }
         asm volatile("cp.async.commit_group;" ::: "memory");
     }
     __device__ __forceinline__ void start(uint32_t y0, uint32_t end_)
@@ -362,6 +380,14 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
          * writes the same slots */
         if constexpr (kStaged) staged.finish();
     }
+}
+
+/* Output rows a segment of a K-pass walk asks before wave fitting: default_rows, or enough
+ * that the 2K rows of context it walks beyond its own stay within 1/32 of them (at K = 10,
+ * 256-row segments walked 7% more rows than they stored). */
+constexpr uint32_t walk_segment_rows(int K, uint32_t default_rows)
+{
+    return default_rows > 64u * (uint32_t)K ? default_rows : 64u * (uint32_t)K;
 }
 
 /* Launch Kernel(src, src_pitch, dst, dst_pitch, width, rows, ColumnRows), a column walk, over

@@ -57,7 +57,8 @@ cudaError_t gs_cuda_smooth_rows_float(const void *d_src, size_t src_pitch, float
  * the window's first and last rows as column ends, for an image of `bits` samples (8, 16, or
  * 32: float32), then stored at out_bits: rounded to `bits` (out_bits = bits, 8 or 16) or
  * unrounded float32 (out_bits = 32). d_src holds samples of `bits` (src_kind = bits) or
- * float32 (src_kind = 32: the rows pass of xy). Float32 samples take IEEE division and store
+ * float32 (src_kind = 32: the rows pass of xy, `iters` passes from samples of `bits`, which
+ * sets the division the passes may take). Float32 samples take IEEE division and store
  * every NaN as 0x7fc00000. Rows [above, above + rows) of the result are written to d_dst.
  * d_scratch holds at least gs_cuda_smooth_columns_scratch_bytes (NULL when that is 0).
  */

@@ -127,8 +127,8 @@ constexpr bool kColumnsPacked = std::is_same<Tin, uint8_t>::value &&
                                 K <= kPackedMaxPasses;
 
 /* The float walk over loaded rows: the thread's kWalkCols columns, all the launch's
- * segments. kFloatSamples: the image's samples are float32 (IeeeDivide). */
-template <int K, typename Tin, typename Tout, bool kFloatSamples>
+ * segments, each pass's sum divided by Div (launch_kinds chooses it). */
+template <int K, typename Tin, typename Tout, class Div>
 __device__ __forceinline__ void loaded_column_walk(const char *src, size_t src_pitch, char *dst,
                                                    size_t dst_pitch, uint32_t width, uint32_t rows,
                                                    const ColumnRows &out)
@@ -136,17 +136,16 @@ __device__ __forceinline__ void loaded_column_walk(const char *src, size_t src_p
     constexpr int C = kWalkCols<K, Tin>;
     const uint32_t x = (blockIdx.x * blockDim.x + threadIdx.x) * C;
     if (x >= width) return;
-    column_walk<K, Tout, LaunchDivide<Tin, kFloatSamples>, C>(LoadedRows<Tin, C>{x, width}, src,
-                                                              src_pitch, dst, dst_pitch, x, true,
-                                                              width, rows, out);
+    column_walk<K, Tout, Div, C>(LoadedRows<Tin, C>{x, width}, src, src_pitch, dst, dst_pitch, x, true,
+                                 width, rows, out);
 }
 
-template <int K, typename Tin, typename Tout, bool kFloatSamples>
+template <int K, typename Tin, typename Tout, class Div>
 __global__ void __launch_bounds__(kColumnThreads)
     columns_registers_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch,
                              uint32_t width, uint32_t rows, ColumnRows out)
 {
-    loaded_column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+    loaded_column_walk<K, Tin, Tout, Div>(src, src_pitch, dst, dst_pitch, width, rows, out);
 }
 
 /* The same held to kBoundedWalkBlocks blocks an SM, for walks above the integer sums'
@@ -156,23 +155,23 @@ __global__ void __launch_bounds__(kColumnThreads)
  * every walk in one kernel changed the registers of those it need not hold (u16 K=3 92 ->
  * 99, 6% slower), hence a kernel of its own (docs/performance.md). */
 template <typename Tin> constexpr int kBoundedWalkBlocks = std::is_same<Tin, float>::value ? 6 : 3;
-template <int K, typename Tin, typename Tout, bool kFloatSamples>
+template <int K, typename Tin, typename Tout, class Div>
 __global__ void __launch_bounds__(kColumnThreads, kBoundedWalkBlocks<Tin>)
     columns_registers_bounded_kernel(const char *src, size_t src_pitch, char *dst,
                                      size_t dst_pitch, uint32_t width, uint32_t rows,
                                      ColumnRows out)
 {
-    loaded_column_walk<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows, out);
+    loaded_column_walk<K, Tin, Tout, Div>(src, src_pitch, dst, dst_pitch, width, rows, out);
 }
 
 /* The float walk's kernel for K and the input type (only that one is instantiated). */
-template <int K, typename Tin, typename Tout, bool kFloatSamples>
+template <int K, typename Tin, typename Tout, class Div>
 constexpr auto float_walk_kernel()
 {
     if constexpr (K > kPackedMaxPasses)
-        return columns_registers_bounded_kernel<K, Tin, Tout, kFloatSamples>;
+        return columns_registers_bounded_kernel<K, Tin, Tout, Div>;
     else
-        return columns_registers_kernel<K, Tin, Tout, kFloatSamples>;
+        return columns_registers_kernel<K, Tin, Tout, Div>;
 }
 
 /* The same for u8 columns whose output rows are all at least K from the window's ends, as
@@ -219,90 +218,105 @@ __global__ void __launch_bounds__(kColumnThreads)
     }
 }
 
-/* Kernel over output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of
- * `rows`, dst at window row `above`; segments fitted to whole waves of the device. */
-template <auto Kernel, int kThreadCols = kCols>
+/* Kernel, a K-pass walk, over output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a
+ * window of `rows`, dst at window row `above`; segments fitted to whole waves of the device. */
+template <auto Kernel, int K, int kThreadCols = kCols>
 cudaError_t launch_kernel(const void *src, size_t src_pitch, void *dst, size_t dst_pitch,
                           uint32_t width, uint32_t rows, uint32_t above, uint32_t a0, uint32_t an,
                           uint32_t b0, uint32_t bn, cudaStream_t stream)
 {
     const uint32_t threads = (width + kThreadCols - 1) / kThreadCols;
-    return launch_column_walk<Kernel>((threads + kColumnThreads - 1) / kColumnThreads, kSegmentRows, src,
-                                      src_pitch, dst, dst_pitch, width, rows, above, a0, an, b0, bn,
-                                      stream);
+    return launch_column_walk<Kernel>((threads + kColumnThreads - 1) / kColumnThreads,
+                                      walk_segment_rows(K, kSegmentRows), src, src_pitch, dst,
+                                      dst_pitch, width, rows, above, a0, an, b0, bn, stream);
 }
 
 /* Output rows [above, above + out_rows) of a window of `rows`. u8 -> u8 at up to
  * kPackedMaxPasses passes: the rows at least K from both window ends as integer sums, the
  * others (at most K at each end) by the float walk, both ends in one launch. */
-template <int K, typename Tin, typename Tout, bool kFloatSamples>
+template <int K, typename Tin, typename Tout, class Div>
 cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                    uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
 {
-    constexpr auto kFloatWalk = float_walk_kernel<K, Tin, Tout, kFloatSamples>();
+    constexpr auto kFloatWalk = float_walk_kernel<K, Tin, Tout, Div>();
     constexpr int C = kWalkCols<K, Tin>;
-    if constexpr (kColumnsPacked<K, Tin, Tout> && !kFloatSamples) {
+    if constexpr (kColumnsPacked<K, Tin, Tout> && std::is_same<Div, ShortDivide>::value) {
         const uint32_t o1 = above + out_rows;
         long i0, i1;
         gs_int_sums_inner(above, o1, rows, K, &i0, &i1);
         if (i0 < i1) {
             const uint32_t t0 = (uint32_t)i0, t1 = (uint32_t)i1;
             cudaError_t e;
-            if ((e = launch_kernel<kFloatWalk, C>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
-                                               t0 - above, t1, o1 - t1, stream)) != cudaSuccess)
+            if ((e = launch_kernel<kFloatWalk, K, C>(src, src_pitch, dst, dst_pitch, width, rows, above,
+                                                     above, t0 - above, t1, o1 - t1, stream)) != cudaSuccess)
                 return e;
-            return launch_kernel<columns_packed_kernel<K>>(src, src_pitch, dst, dst_pitch, width, rows,
-                                                           above, t0, t1 - t0, 0, 0, stream);
+            return launch_kernel<columns_packed_kernel<K>, K>(src, src_pitch, dst, dst_pitch, width, rows,
+                                                              above, t0, t1 - t0, 0, 0, stream);
         }
     }
-    return launch_kernel<kFloatWalk, C>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
-                                     out_rows, 0, 0, stream);
+    return launch_kernel<kFloatWalk, K, C>(src, src_pitch, dst, dst_pitch, width, rows, above, above,
+                                           out_rows, 0, 0, stream);
 }
 
 /* A launch for a run-time K in [1, kMaxLaunchPasses]. */
-template <typename Tin, typename Tout, bool kFloatSamples, int K = 1>
+template <typename Tin, typename Tout, class Div, int K = 1>
 cudaError_t launch_passes(uint32_t passes, const void *src, size_t src_pitch, void *dst,
                           size_t dst_pitch, uint32_t width, uint32_t rows, uint32_t above,
                           uint32_t out_rows, cudaStream_t stream)
 {
     if (passes == (uint32_t)K)
-        return launch<K, Tin, Tout, kFloatSamples>(src, src_pitch, dst, dst_pitch, width, rows,
-                                                   above, out_rows, stream);
+        return launch<K, Tin, Tout, Div>(src, src_pitch, dst, dst_pitch, width, rows, above, out_rows,
+                                         stream);
     if constexpr (K < (int)kMaxLaunchPasses)
-        return launch_passes<Tin, Tout, kFloatSamples, K + 1>(passes, src, src_pitch, dst,
-                                                              dst_pitch, width, rows, above,
-                                                              out_rows, stream);
+        return launch_passes<Tin, Tout, Div, K + 1>(passes, src, src_pitch, dst, dst_pitch, width, rows,
+                                                    above, out_rows, stream);
+    return cudaErrorInvalidValue;
+}
+
+/* A launch over float32 rows of integer samples, float32 or samples out, dividing by Div. */
+template <class Div>
+cudaError_t launch_float_rows(uint32_t passes, const void *src, size_t src_pitch, uint32_t in_kind,
+                              void *dst, size_t dst_pitch, uint32_t out_kind, uint32_t width,
+                              uint32_t rows, uint32_t above, uint32_t out_rows, cudaStream_t stream)
+{
+    const uint32_t F = kKindFloat;
+    if (in_kind == F && out_kind == F)
+        return launch_passes<float, float, Div>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == F && out_kind == 8)
+        return launch_passes<float, uint8_t, Div>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == F && out_kind == 16)
+        return launch_passes<float, uint16_t, Div>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     return cudaErrorInvalidValue;
 }
 
 /* A launch of the chain: kind 8 / 16 / kKindFloat in, samples of the image's depth or float
  * out. Integer samples: a launch inside the chain (float out, not the last) always takes
- * kMaxLaunchPasses; the last one writes samples, or floats at any passes (float32 output).
- * Float32 samples: float in and out, IEEE division, every launch. */
+ * kMaxLaunchPasses; the last one writes samples, or floats at any passes (float32 output);
+ * float32 rows of them divide in two instructions when short_division (every pass of the
+ * launch within GS_SHORT_DIV_PASSES of the samples), else in three. Float32 samples: float
+ * in and out, IEEE division, every launch. */
 cudaError_t launch_kinds(uint32_t passes, const void *src, size_t src_pitch, uint32_t in_kind,
                          void *dst, size_t dst_pitch, uint32_t out_kind, bool float_samples,
-                         uint32_t width, uint32_t rows, uint32_t above, uint32_t out_rows,
-                         cudaStream_t stream)
+                         bool short_division, uint32_t width, uint32_t rows, uint32_t above,
+                         uint32_t out_rows, cudaStream_t stream)
 {
     const uint32_t F = kKindFloat;
     if (float_samples) {
         if (in_kind != F || out_kind != F) return cudaErrorInvalidValue;
-        return launch_passes<float, float, true>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<float, float, IeeeDivide>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     }
-    if (out_kind == F) {
-        if (in_kind == 8) return launch_passes<uint8_t, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-        if (in_kind == 16) return launch_passes<uint16_t, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-        return launch_passes<float, float, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-    }
+    /* the first launch from the samples: its passes are the run's first */
+    if (in_kind == 8 && out_kind == F)
+        return launch_passes<uint8_t, float, ShortDivide>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (in_kind == 16 && out_kind == F)
+        return launch_passes<uint16_t, float, ShortDivide>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     if (in_kind == 8 && out_kind == 8)
-        return launch_passes<uint8_t, uint8_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+        return launch_passes<uint8_t, uint8_t, ShortDivide>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
     if (in_kind == 16 && out_kind == 16)
-        return launch_passes<uint16_t, uint16_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-    if (in_kind == F && out_kind == 8)
-        return launch_passes<float, uint8_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-    if (in_kind == F && out_kind == 16)
-        return launch_passes<float, uint16_t, false>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
-    return cudaErrorInvalidValue;
+        return launch_passes<uint16_t, uint16_t, ShortDivide>(passes, src, src_pitch, dst, dst_pitch, width, rows, above, out_rows, stream);
+    if (short_division)
+        return launch_float_rows<ShortDivide>(passes, src, src_pitch, in_kind, dst, dst_pitch, out_kind, width, rows, above, out_rows, stream);
+    return launch_float_rows<ReciprocalFma>(passes, src, src_pitch, in_kind, dst, dst_pitch, out_kind, width, rows, above, out_rows, stream);
 }
 
 } /* namespace */
@@ -338,13 +352,16 @@ extern "C" cudaError_t gs_cuda_smooth_columns(const void *d_src, size_t src_pitc
     const void *in = d_src;
     size_t in_pitch = src_pitch;
     uint32_t in_kind = src_kind, left = iters;
-    for (int i = 0; left > kMaxLaunchPasses; ++i, left -= kMaxLaunchPasses) {
+    /* passes since the integer samples before each launch: float32 rows of integer samples
+     * come from xy's `iters` row passes */
+    uint64_t done = src_kind == kKindFloat && !float_samples ? iters : 0;
+    for (int i = 0; left > kMaxLaunchPasses; ++i, left -= kMaxLaunchPasses, done += kMaxLaunchPasses) {
         cudaError_t e = launch_kinds(kMaxLaunchPasses, in, in_pitch, in_kind, ping[i & 1], fpitch,
-                                     kKindFloat, float_samples, width, window_rows, 0, window_rows,
-                                     stream);
+                                     kKindFloat, float_samples, done + kMaxLaunchPasses <= GS_SHORT_DIV_PASSES,
+                                     width, window_rows, 0, window_rows, stream);
         if (e != cudaSuccess) return e;
         in = ping[i & 1], in_pitch = fpitch, in_kind = kKindFloat;
     }
     return launch_kinds(left, in, in_pitch, in_kind, d_dst, dst_pitch, out_bits, float_samples,
-                        width, window_rows, above, rows, stream);
+                        done + left <= GS_SHORT_DIV_PASSES, width, window_rows, above, rows, stream);
 }

@@ -127,8 +127,9 @@ cudaError_t launch(const void *src, size_t src_pitch, void *dst, size_t dst_pitc
     const uint64_t warps = (stored_words + kStoringLanes<K> - 1) / kStoringLanes<K>;
     const uint64_t blocks_x = (warps * kWarp + kThreads - 1) / kThreads;
     if (blocks_x > 0x7fffffffu) return cudaErrorInvalidValue;
-    return launch_column_walk<kKernel>((uint32_t)blocks_x, kSegmentRows, src, src_pitch, dst,
-                                       dst_pitch, width, window_rows, above, above, rows, 0, 0, stream);
+    return launch_column_walk<kKernel>((uint32_t)blocks_x, walk_segment_rows(K, kSegmentRows), src,
+                                       src_pitch, dst, dst_pitch, width, window_rows, above, above, rows,
+                                       0, 0, stream);
 }
 
 /* launch for a run-time K in [1, kMaxPasses]. */
