@@ -473,7 +473,8 @@ int main(int argc, char **argv)
      * move: its floor), down columns and both axes; float64 integrals (4 in + 8 out). */
     const double floor_f32 = 8.0 * px / bw * 1e3;
     const double floor_f64_table = 12.0 * px / bw * 1e3;
-    if (wanted("f32")) {
+    /* the block's ops are chosen one by one below; --only "f32 smooth" names none of them whole */
+    if (wanted("f32") || (only != NULL && strstr(only, "f32") != NULL)) {
         float *d_f32 = NULL, *d_f32_out = NULL, *d_f32_mid = NULL;
         double *d_f64 = NULL, *d_f64_carry = NULL;
         CHECK(cudaMalloc(&d_f32, px * 4));
