@@ -253,7 +253,7 @@ template <typename Raw> __device__ __forceinline__ void stage_copy_whole(Raw *ds
  * (their slots are never read as values). Raw: the thread's vector of a row, `bytes` of it
  * from `offset` of each row inside the row.
  */
-template <typename Raw> struct StagedRows {
+template <typename Raw, bool kSteppedBatches = true> struct StagedRows {
     Raw *slots;
     const char *src;
     size_t pitch, offset;
@@ -264,20 +264,29 @@ template <typename Raw> struct StagedRows {
           bytes(bytes_), end(0), slot(0)
     {
     }
-    /* A batch of whole vectors, every row before `end` (most batches), takes the plain copy
-     * and steps one row pointer: the per-row bounds test, row address and source size took
-     * about 20 instructions a row, a tenth of the u8 K=10 walk's. */
+    /* kSteppedBatches: a batch of whole vectors, every row before `end` (most batches), takes
+     * the plain copy and steps one row pointer: the per-row bounds test, row address and
+     * source size took about 20 instructions a row, a tenth of the u8 K=10 walk's. (The u8 xy
+     * interior, which waits on memory, measured no gain from it and keeps the per-row form.) */
     __device__ __forceinline__ void send(uint32_t y0, int s) const
     {
-        Raw *dst = slots + s * kWalkUnroll * kWalkThreads;
-        const char *row = src + (size_t)y0 * pitch + offset;
-        if (y0 + kWalkUnroll <= end && bytes == sizeof(Raw)) {
+        if constexpr (kSteppedBatches) {
+            Raw *dst = slots + s * kWalkUnroll * kWalkThreads;
+            const char *row = src + (size_t)y0 * pitch + offset;
+            if (y0 + kWalkUnroll <= end && bytes == sizeof(Raw)) {
 #pragma unroll
-            for (int u = 0; u < kWalkUnroll; ++u, row += pitch) stage_copy_whole(dst + u * kWalkThreads, row);
+                for (int u = 0; u < kWalkUnroll; ++u, row += pitch) stage_copy_whole(dst + u * kWalkThreads, row);
+            } else {
+#pragma unroll
+                for (int u = 0; u < kWalkUnroll; ++u, row += pitch)
+                    if (y0 + u < end) stage_copy(dst + u * kWalkThreads, row, bytes);
+            }
         } else {
 #pragma unroll
-            for (int u = 0; u < kWalkUnroll; ++u, row += pitch)
-                if (y0 + u < end) stage_copy(dst + u * kWalkThreads, row, bytes);
+            for (int u = 0; u < kWalkUnroll; ++u)
+                if (y0 + u < end)
+                    stage_copy(slots + (s * kWalkUnroll + u) * kWalkThreads,
+                               src + (size_t)(y0 + u) * pitch + offset, bytes);
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
     }

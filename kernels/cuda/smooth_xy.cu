@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(kXyThreads)
      * width copies nothing and takes 0 for every row. The word lies inside the row's pitch
      * (a multiple of 16); samples past the width are whatever the pitch holds: no pixel that
      * is stored depends on them. */
-    StagedRows<uint32_t> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
+    StagedRows<uint32_t, false> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
     for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
         const uint32_t s0 = g.t0 + seg * g.seg_rows;
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
