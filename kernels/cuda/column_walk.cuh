@@ -32,16 +32,6 @@ namespace gs_cuda {
 constexpr int kWalkUnroll = 6; /* rows loaded ahead: a multiple of 3 (ring slots) */
 static_assert(kWalkUnroll % 3 == 0, "a batch keeps every row in the same ring slot");
 
-/* The division of a launch's passes: the two-instruction one while every pass of the launch
- * is at most GS_SHORT_DIV_PASSES passes since integer samples (a launch from them; float32
- * rows of them, after xy's row passes or early in a chain, choose it at run time in
- * smooth_columns.cu), the exact three-instruction one later, IEEE division for float32
- * samples in every launch. */
-template <typename Tin>
-using ColumnDivide = std::conditional_t<std::is_same<Tin, float>::value, ReciprocalFma, ShortDivide>;
-template <typename Tin, bool kFloatSamples>
-using LaunchDivide = std::conditional_t<kFloatSamples, IeeeDivide, ColumnDivide<Tin>>;
-
 /* The 3-point mean of a level, gs_mean3's sum and Div's quotient. */
 template <class Div> __device__ __forceinline__ float column_mean3(float up, float mid, float down)
 {
@@ -141,7 +131,7 @@ template <typename Tin, int C> struct LoadedRows {
     __device__ __forceinline__ Raw load(const char *row) const
     {
         const Tin *p = (const Tin *)row + x;
-        if (x + C <= width) return *(const Raw *)p;
+        if (x + C <= width) return load_whole(row);
         Tin s[C];
 #pragma unroll
         for (int c = 0; c < C; ++c) s[c] = x + c < width ? p[c] : Tin(0);

@@ -26,6 +26,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 using namespace gs_cuda;
 
 namespace {
@@ -99,7 +101,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     xy_float_kernel(const char *src, size_t src_pitch, char *dst, size_t dst_pitch, uint32_t width,
                     uint32_t rows, ColumnRows out)
 {
-    using Div = LaunchDivide<Tin, kFloatSamples>;
+    /* every pass, row and column, is within GS_SHORT_DIV_PASSES of integer samples */
+    using Div = std::conditional_t<kFloatSamples, IeeeDivide, ShortDivide>;
     constexpr int C = kCols;
     constexpr int64_t kSpan = (int64_t)kWarp * C;
     const uint32_t lane = threadIdx.x % kWarp;
