@@ -156,16 +156,53 @@ __device__ __forceinline__ void store_pixels(char *row, long xs, long x1, const 
  * a bank: no pad does both, an XOR swizzle would (by the bank model). */
 template <typename T> constexpr int kStageLaneWords = kPix * (int)sizeof(T) / 4 + 4;
 
+/* p, which the compiler may no longer take apart: a lane's pointer it would otherwise
+ * rebuild in 64 bits for every constant offset from it (about 4 instructions each). */
+template <typename P> __device__ __forceinline__ P *opaque(P *p)
+{
+    asm("" : "+l"(p));
+    return p;
+}
+
+/* Lane `lane`'s pixels as words of T (pixel_words) in its slot of a warp's staging
+ * (kStageLaneWords<T> words a lane), then the warp's barrier: every lane calls it. */
+template <typename T, class Arith>
+__device__ __forceinline__ void stage_lane_run(const float (&v)[kPix], uint32_t *stage, uint32_t lane)
+{
+    constexpr int kPieces = kPix * (int)sizeof(T) / 16;
+    uint32_t w[kPieces * 4];
+    pixel_words<T, Arith>(v, w);
+    uint32_t *slot = stage + lane * kStageLaneWords<T>;
+#pragma unroll
+    for (int i = 0; i < kPieces; ++i)
+        *(uint4 *)(slot + 4 * i) = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+    __syncwarp();
+}
+
+/* A staged 16-byte piece q to p, cut at `room` samples (fewer than a piece: the row's end). */
+template <typename T> __device__ __forceinline__ void store_piece_cut(T *p, uint4 q, long room)
+{
+    constexpr int kPerPiece = 16 / (int)sizeof(T);
+    const uint32_t qw[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < kPerPiece; ++k) {
+        if (k >= room) break;
+        if constexpr (sizeof(T) == 4)
+            p[k] = __uint_as_float(qw[k]);
+        else
+            p[k] = (T)(qw[k / 2] >> (16 * (k % 2)));
+    }
+}
+
 /*
  * store_pixels for a whole warp at once, for samples of 2 or 4 bytes: lane l's pixels go to
  * row_l from xs_l, stopping at x1_l (inactive lanes store nothing). Stored one lane at a
  * time, a warp's store instruction would put 16 bytes in each of 32 lines (lanes 64 or 128
  * bytes apart), which the GPU writes at a fraction of the rate of whole lines. So the lanes
- * put their
- * words in `stage` (kWarp x kStageLaneWords<T> words of shared memory, the warp's own), and
- * each store instruction takes 16-byte pieces of consecutive lanes' runs: lane l's piece i
- * is piece l % kPieces of lane (i * kWarp + l) / kPieces's run, kPieces being a run's pieces.
- * Every lane of the warp calls it.
+ * put their words in `stage` (kWarp x kStageLaneWords<T> words of shared memory, the warp's
+ * own), and each store instruction takes 16-byte pieces of consecutive lanes' runs: lane l's
+ * piece i is piece l % kPieces of lane (i * kWarp + l) / kPieces's run, kPieces being a
+ * run's pieces. Every lane of the warp calls it.
  */
 template <typename T, class Arith>
 __device__ __forceinline__ void store_pixels_warp(char *row, long xs, long x1, bool active,
@@ -176,13 +213,7 @@ __device__ __forceinline__ void store_pixels_warp(char *row, long xs, long x1, b
     constexpr int kPieces = kPix * (int)sizeof(T) / 16; /* 16-byte pieces of a lane's run */
     constexpr int kPerPiece = 16 / (int)sizeof(T);
     constexpr int kLanesPerStep = kWarp / kPieces;      /* runs one store instruction covers */
-    uint32_t w[kPieces * 4];
-    pixel_words<T, Arith>(v, w);
-    uint32_t *slot = stage + lane * kStageLaneWords<T>;
-#pragma unroll
-    for (int i = 0; i < kPieces; ++i)
-        *(uint4 *)(slot + 4 * i) = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
-    __syncwarp();
+    stage_lane_run<T, Arith>(v, stage, lane);
     const uint32_t piece = lane % kPieces;
 #pragma unroll
     for (int step = 0; step < kPieces; ++step) {
@@ -194,47 +225,87 @@ __device__ __forceinline__ void store_pixels_warp(char *row, long xs, long x1, b
         if (!src_active || x >= src_x1) continue;
         const uint4 q = *(const uint4 *)(stage + src * kStageLaneWords<T> + 4 * piece);
         T *p = (T *)src_row + x;
-        if (x + kPerPiece <= src_x1) {
+        if (x + kPerPiece <= src_x1)
             __stcs((uint4 *)p, q);
-        } else {
-            const uint32_t qw[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-            for (int k = 0; k < kPerPiece; ++k) {
-                if (x + k >= src_x1) break;
-                if constexpr (sizeof(T) == 4)
-                    p[k] = __uint_as_float(qw[k]);
-                else
-                    p[k] = (T)(qw[k / 2] >> (16 * (k % 2)));
-            }
-        }
+        else
+            store_piece_cut<T>(p, q, src_x1 - x);
     }
     __syncwarp(); /* the staging is read before the next run writes it */
 }
 
+/* [x0, x1) relative to a warp's first pixel warp_xs, clipped to its kWarp x kPix pixels:
+ * the 32-bit offsets store_row_runs_warp tests. */
+struct WarpSpan {
+    int lo, hi;
+};
+__device__ __forceinline__ WarpSpan warp_span(long warp_xs, long x0, long x1)
+{
+    constexpr long kSpan = (long)kWarp * kPix;
+    const long lo = x0 - warp_xs, hi = x1 - warp_xs;
+    return {(int)(lo < 0 ? 0 : lo > kSpan ? kSpan : lo), (int)(hi < 0 ? 0 : hi > kSpan ? kSpan : hi)};
+}
+
 /*
- * load_pixels for a whole warp of float32 samples, the mirror of store_pixels_warp: lane l's
- * pixels come from row_l from xs_l. Loaded one lane at a time, each 16-byte load instruction
- * would touch 32 lines (lanes 128 bytes apart); here each instruction takes 16-byte pieces
- * of consecutive lanes' runs (one contiguous 512-byte run when the lanes' runs are
- * consecutive), through the warp's staging, and each lane then reads its own run. Pixels
- * outside [0, width) become 0, as in load_pixels. Every lane of the warp calls it.
+ * store_pixels_warp for a warp whose lanes hold consecutive runs of one row, lane l's from
+ * warp_xs + l x kPix on: the runs that start in [x0, x1) are stored, up to x1. Row, x0 and
+ * x1 are the same for every lane, so nothing is shuffled and the tests are 32-bit offsets
+ * from warp_xs. Every lane of the warp calls it.
  */
-__device__ __forceinline__ void load_pixels_warp(const char *row, long xs, uint32_t width,
-                                                 float (&v)[kPix], uint32_t *stage, uint32_t lane)
+template <typename T, class Arith>
+__device__ __forceinline__ void store_row_runs_warp(char *row, long warp_xs, long x0, long x1,
+                                                    const float (&v)[kPix], uint32_t *stage,
+                                                    uint32_t lane)
+{
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "u8 runs are two pieces; they keep store_pixels");
+    constexpr int kPieces = kPix * (int)sizeof(T) / 16;
+    constexpr int kPerPiece = 16 / (int)sizeof(T);
+    constexpr int kLanesPerStep = kWarp / kPieces;
+    stage_lane_run<T, Arith>(v, stage, lane);
+    const WarpSpan s = warp_span(warp_xs, x0, x1);
+    /* step 0's run and piece; each step moves both by kStep pixels (constant offsets) */
+    constexpr int kStep = kLanesPerStep * kPix, kStepWords = kLanesPerStep * kStageLaneWords<T>;
+    const int first_run = (int)(lane / kPieces) * kPix, first_x = first_run + (int)(lane % kPieces) * kPerPiece;
+    T *const first_p = opaque((T *)row + warp_xs + first_x);
+    const uint32_t *first_slot = stage + lane / kPieces * kStageLaneWords<T> + 4 * (lane % kPieces);
+#pragma unroll
+    for (int step = 0; step < kPieces; ++step) {
+        const int run = first_run + step * kStep, x = first_x + step * kStep;
+        if (run >= s.lo && x + kPerPiece <= s.hi)
+            __stcs((uint4 *)(first_p + step * kStep), *(const uint4 *)(first_slot + step * kStepWords));
+    }
+    /* a row end inside a piece (hi is then x1, and warp_xs a multiple of kPix): the lane
+     * holding that piece stores the part before the end */
+    const int cut = s.hi % kPerPiece, d = s.hi - cut - first_x;
+    if (cut != 0 && d >= 0 && d % kStep == 0 && (s.hi - cut) / kPix * kPix >= s.lo)
+        store_piece_cut<T>(first_p + d, *(const uint4 *)(first_slot + d / kStep * kStepWords), cut);
+    __syncwarp(); /* the staging is read before the next run writes it */
+}
+
+/*
+ * load_pixels for a warp of float32 samples whose lanes hold consecutive runs of one row,
+ * lane l's from warp_xs + l x kPix on, the mirror of store_row_runs_warp. Loaded one lane at
+ * a time, each 16-byte load instruction would touch 32 lines (lanes 128 bytes apart); here
+ * each instruction takes 16-byte pieces of consecutive lanes' runs, one contiguous 512-byte
+ * run, through the warp's staging, and each lane then reads its own run. Pixels outside
+ * [0, width) become 0, as in load_pixels. Every lane of the warp calls it.
+ */
+__device__ __forceinline__ void load_row_runs_warp(const char *row, long warp_xs, uint32_t width,
+                                                   float (&v)[kPix], uint32_t *stage, uint32_t lane)
 {
     constexpr int kPieces = kPix * (int)sizeof(float) / 16; /* 16-byte pieces of a lane's run */
     constexpr int kPerPiece = 16 / (int)sizeof(float);
     constexpr int kLanesPerStep = kWarp / kPieces;
     constexpr int kSlot = kStageLaneWords<float>;
-    const uint32_t piece = lane % kPieces;
+    const WarpSpan s = warp_span(warp_xs, 0, width);
+    const int first_x = (int)(lane / kPieces) * kPix + (int)(lane % kPieces) * kPerPiece;
+    const float *const first_p = opaque((const float *)row + warp_xs + first_x);
+    uint32_t *first_slot = stage + lane / kPieces * kSlot + 4 * (lane % kPieces);
 #pragma unroll
     for (int step = 0; step < kPieces; ++step) {
-        const uint32_t src = (uint32_t)step * kLanesPerStep + lane / kPieces;
-        const char *src_row = (const char *)__shfl_sync(kFullMask, (unsigned long long)row, src);
-        const long x = __shfl_sync(kFullMask, xs, src) + (long)piece * kPerPiece;
-        const uint4 q = x >= 0 && x < (long)width ? __ldcs((const uint4 *)((const float *)src_row + x))
-                                                  : make_uint4(0u, 0u, 0u, 0u);
-        *(uint4 *)(stage + src * kSlot + 4 * piece) = q;
+        const int x = first_x + step * kLanesPerStep * kPix;
+        const uint4 q = x >= s.lo && x < s.hi ? __ldcs((const uint4 *)(first_p + step * kLanesPerStep * kPix))
+                                              : make_uint4(0u, 0u, 0u, 0u);
+        *(uint4 *)(first_slot + step * kLanesPerStep * kSlot) = q;
     }
     __syncwarp();
     const uint32_t *slot = stage + lane * kSlot;
@@ -245,6 +316,7 @@ __device__ __forceinline__ void load_pixels_warp(const char *row, long xs, uint3
         v[4 * i + 2] = __uint_as_float(q.z), v[4 * i + 3] = __uint_as_float(q.w);
     }
     __syncwarp(); /* the staging is read before it is written again */
+    const long xs = warp_xs + (long)lane * kPix;
     if (xs + kPix > (long)width) {
 #pragma unroll
         for (int i = 0; i < kPix; ++i)
