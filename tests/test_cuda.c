@@ -103,6 +103,11 @@ static void build_axes_cases(void)
                     add_axes(edge_widths[w], kk, 40 + kk, kk, kk, (uint32_t)b, axes);
                     if (!g_small) add_axes(edge_widths[w], kk, 300, 0, kk, (uint32_t)b, axes);
                 }
+            /* Walks of every length modulo a batch (6 rows): whole windows of 2K + 1 to
+             * 2K + 12 rows, one segment each, so the last batch holds 1 to 6 rows. */
+            for (uint32_t k = 1; k <= 3; ++k)
+                for (uint32_t r = 2 * k + 1; r <= 2 * k + 12; ++r)
+                    if (!g_small || r % 3 == 0) add_axes(243, 0, r, 0, k, (uint32_t)b, axes);
             if (g_small) continue;
             add_axes(4097, 3, 5000, 3, 3, (uint32_t)b, axes);    /* two chunks and more */
             /* whole images of several column segments (segments are fitted to the device's

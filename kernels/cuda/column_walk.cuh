@@ -243,7 +243,7 @@ template <typename Raw> __device__ __forceinline__ void stage_copy_whole(Raw *ds
  * (their slots are never read as values). Raw: the thread's vector of a row, `bytes` of it
  * from `offset` of each row inside the row.
  */
-template <typename Raw, bool kSteppedBatches = true> struct StagedRows {
+template <typename Raw> struct StagedRows {
     Raw *slots;
     const char *src;
     size_t pitch, offset;
@@ -254,29 +254,20 @@ template <typename Raw, bool kSteppedBatches = true> struct StagedRows {
           bytes(bytes_), end(0), slot(0)
     {
     }
-    /* kSteppedBatches: a batch of whole vectors, every row before `end` (most batches), takes
-     * the plain copy and steps one row pointer: the per-row bounds test, row address and
-     * source size took about 20 instructions a row, a tenth of the u8 K=10 walk's. (The u8 xy
-     * interior, which waits on memory, measured no gain from it and keeps the per-row form.) */
+    /* A batch of whole vectors, every row before `end` (most batches), takes the plain copy
+     * and steps one row pointer: the per-row bounds test, row address and source size took
+     * about 20 instructions a row, a tenth of the u8 K=10 walk's. */
     __device__ __forceinline__ void send(uint32_t y0, int s) const
     {
-        if constexpr (kSteppedBatches) {
-            Raw *dst = slots + s * kWalkUnroll * kWalkThreads;
-            const char *row = src + (size_t)y0 * pitch + offset;
-            if (y0 + kWalkUnroll <= end && bytes == sizeof(Raw)) {
+        Raw *dst = slots + s * kWalkUnroll * kWalkThreads;
+        const char *row = src + (size_t)y0 * pitch + offset;
+        if (y0 + kWalkUnroll <= end && bytes == sizeof(Raw)) {
 #pragma unroll
-                for (int u = 0; u < kWalkUnroll; ++u, row += pitch) stage_copy_whole(dst + u * kWalkThreads, row);
-            } else {
-#pragma unroll
-                for (int u = 0; u < kWalkUnroll; ++u, row += pitch)
-                    if (y0 + u < end) stage_copy(dst + u * kWalkThreads, row, bytes);
-            }
+            for (int u = 0; u < kWalkUnroll; ++u, row += pitch) stage_copy_whole(dst + u * kWalkThreads, row);
         } else {
 #pragma unroll
-            for (int u = 0; u < kWalkUnroll; ++u)
-                if (y0 + u < end)
-                    stage_copy(slots + (s * kWalkUnroll + u) * kWalkThreads,
-                               src + (size_t)(y0 + u) * pitch + offset, bytes);
+            for (int u = 0; u < kWalkUnroll; ++u, row += pitch)
+                if (y0 + u < end) stage_copy(dst + u * kWalkThreads, row, bytes);
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
     }

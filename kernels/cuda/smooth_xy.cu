@@ -30,9 +30,10 @@
  * Interior kernel (xy_interior_kernel): at pixels at least K from both row ends and from both
  * window ends the K row passes and K column passes are one integer window, rounded once
  * (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES, says why that gives the float passes' bytes).
- * A row's sums come from the thread's word and the words either side: lanes exchange words
- * by shuffles, and a warp's 32 lanes cover 32 consecutive words of which the outer two only
- * lend theirs (warps overlap by two words), so a warp stores 30 words a row. Pairs of
+ * A row's sums come from the thread's word and the words either side: lanes exchange the
+ * pieces of their words by shuffles (row_sums), and a warp's 32 lanes cover 32 consecutive
+ * words of which the outer two only lend theirs (warps overlap by two words), so a warp
+ * stores 30 words a row. Pairs of
  * samples share a word as 16-bit halves (packed_passes.cuh's layout: columns 0 and 2 in one
  * word, 1 and 3 in the other), so a pass of sums is one add for two pixels. A row's sums
  * stay below 255 x 3^K and the column levels below 255 x 3^(K + j): halves hold them up to
@@ -93,24 +94,21 @@ __device__ __forceinline__ uint32_t load_word(const char *row, uint32_t x)
 }
 
 /*
- * The K-pass row sums of a thread's 4 columns from its word b (samples 0..3), the word
- * before, a (-4..-1), and the word after, c (4..7): q[0] holds columns 0 and 2 as halves, q[1]
- * columns 1 and 3. Word P[k] pairs sample k with sample k + 2; a pass is the sum of three
- * neighbouring words.
+ * The K-pass row sums of a thread's 4 columns: q[0] holds columns 0 and 2 as halves, q[1]
+ * columns 1 and 3. Word P[k] pairs sample k with sample k + 2 (the thread's word holds
+ * samples 0..3); a pass is the sum of three neighbouring words, and the K passes read
+ * P[-K .. K + 1], within P[-3 .. 4]: P[0] and P[1] are the word's even and odd bytes
+ * (even_bytes, odd_bytes), P[2] and P[3] join them to the next word's, P[4] is the next
+ * word's even bytes; P[-2] and P[-1] are the previous lane's P[2] and P[3], and P[-3] its odd
+ * bytes, all passed in from the lanes that formed them (by shuffles): the integer pipe, which
+ * bounds this walk, splits and joins each word once.
  */
 template <int K>
-__device__ __forceinline__ void row_sums(uint32_t a, uint32_t b, uint32_t c, uint32_t (&q)[2])
+__device__ __forceinline__ void row_sums(const uint32_t (&p)[8], uint32_t (&q)[2])
 {
-    const uint32_t ea = even_bytes(a), oa = odd_bytes(a), eb = even_bytes(b), ob = odd_bytes(b);
-    const uint32_t ec = even_bytes(c), oc = odd_bytes(c);
-    /* P[-4 .. 4]: samples (-4, -2), (-3, -1), (-2, 0), (-1, 1), (0, 2), (1, 3), (2, 4),
-     * (3, 5), (4, 6); selector 0x5432 takes the high half of the first and the low half of
-     * the second */
-    const uint32_t p[9] = {ea, oa, __byte_perm(ea, eb, 0x5432u), __byte_perm(oa, ob, 0x5432u), eb,
-                           ob, __byte_perm(eb, ec, 0x5432u), __byte_perm(ob, oc, 0x5432u), ec};
-    uint32_t w[2 * K + 2]; /* P[-K .. K + 1] */
+    uint32_t w[2 * K + 2]; /* P[-K .. K + 1]; p[i] is P[i - 3] */
 #pragma unroll
-    for (int j = 0; j < 2 * K + 2; ++j) w[j] = p[j - K + 4];
+    for (int j = 0; j < 2 * K + 2; ++j) w[j] = p[j - K + 3];
 #pragma unroll
     for (int pass = 1; pass <= K; ++pass) {
         uint32_t left = w[pass - 1];
@@ -125,12 +123,27 @@ __device__ __forceinline__ void row_sums(uint32_t a, uint32_t b, uint32_t c, uin
     q[1] = w[K + 1];
 }
 
+/* *p = v where `store` holds, as one predicated store: written as a branch, the compiler
+ * moves the rounding into it, and a row pays for the branch (3 instructions of about 60). */
+__device__ __forceinline__ void store_word_if(bool store, char *p, uint32_t v)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.u32 [%1], %2;\n\t}"
+                 ::"r"((uint32_t)store), "l"(p), "r"(v)
+                 : "memory");
+}
+
+/* round(n / 3^(2K)) for an integer n < 2^24 held exactly as a float: the last two of
+ * gs_int_xy_round's three operations, the sample in the result's low byte. */
+__device__ __forceinline__ uint32_t round_xy_float(float n, float inverse)
+{
+    return __float_as_uint(__fadd_rn(__fmul_rn(n, inverse), kMagic23));
+}
+
 /* round(N / 3^(2K)) from the word kMagic23Bits | N (the float 2^23 + N): gs_int_xy_round's
- * three operations, the sample in the result's low byte. */
+ * three operations. */
 __device__ __forceinline__ uint32_t round_xy(uint32_t magic_n, float inverse)
 {
-    const float n = __fsub_rn(__uint_as_float(magic_n), kMagic23);
-    return __float_as_uint(__fadd_rn(__fmul_rn(n, inverse), kMagic23));
+    return round_xy_float(__fsub_rn(__uint_as_float(magic_n), kMagic23), inverse);
 }
 
 /* A packed word's low or high half as kMagic23Bits | half. */
@@ -140,12 +153,14 @@ __device__ __forceinline__ uint32_t magic_high(uint32_t w) { return __byte_perm(
 /*
  * The column levels of one thread. lv[j][slot] holds level j (0: the row sums) of the last
  * three rows, packed; for K = 3 the level before the last is kept unpacked too (its halves
- * reach 3^5 x 255, so three of them pass 2^16), in un[slot][column].
+ * reach 3^5 x 255, so three of them pass 2^16), as exact floats in un[slot][column]: the last
+ * level is summed and rounded on the float pipe (sums below 2^18 are exact there), off the
+ * integer pipe, which bounds this walk where memory does not (an H200).
  */
 template <int K> struct XyLevels {
     static constexpr bool kSplit = 2 * K > 5; /* the last level is summed unpacked */
     uint32_t lv[K][3][2];
-    uint32_t un[kSplit ? 3 : 1][4];
+    float un[kSplit ? 3 : 1][4];
 };
 
 /* One input row u of a batch (u: its place in the batch) enters: its sums q become level 0,
@@ -170,12 +185,15 @@ __device__ __forceinline__ uint32_t advance_levels(XyLevels<K> &s, const uint32_
     if constexpr (XyLevels<K>::kSplit) {
         /* level K - 1's new row unpacked, then level K from three unpacked rows */
         const uint32_t *w = s.lv[K - 1][(u - (K - 1) + base) % 3];
-        uint32_t *un = s.un[(u - (K - 1) + base) % 3];
-        un[0] = w[0] & 0xffffu, un[2] = w[0] >> 16, un[1] = w[1] & 0xffffu, un[3] = w[1] >> 16;
-        const uint32_t *up = s.un[(u - K - 1 + base) % 3], *mid = s.un[(u - K + base) % 3];
-        const uint32_t *down = s.un[(u - K + 1 + base) % 3];
+        float *un = s.un[(u - (K - 1) + base) % 3];
+        /* one conversion a half (I2F.U16, its high half selected in the instruction): off
+         * both the integer and the float pipe */
+        un[0] = __uint2float_rn(w[0] & 0xffffu), un[2] = __uint2float_rn(w[0] >> 16);
+        un[1] = __uint2float_rn(w[1] & 0xffffu), un[3] = __uint2float_rn(w[1] >> 16);
+        const float *up = s.un[(u - K - 1 + base) % 3], *mid = s.un[(u - K + base) % 3];
+        const float *down = s.un[(u - K + 1 + base) % 3];
 #pragma unroll
-        for (int c = 0; c < 4; ++c) r[c] = round_xy(kMagic23Bits | (up[c] + mid[c] + down[c]), inverse);
+        for (int c = 0; c < 4; ++c) r[c] = round_xy_float(sum3(up[c], mid[c], down[c]), inverse);
     } else {
         const uint32_t *up = s.lv[K - 1][(u - K - 1 + base) % 3], *mid = s.lv[K - 1][(u - K + base) % 3];
         const uint32_t *down = s.lv[K - 1][(u - K + 1 + base) % 3];
@@ -211,7 +229,7 @@ __global__ void __launch_bounds__(kXyThreads)
      * width copies nothing and takes 0 for every row. The word lies inside the row's pitch
      * (a multiple of 16); samples past the width are whatever the pitch holds: no pixel that
      * is stored depends on them. */
-    StagedRows<uint32_t, false> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
+    StagedRows<uint32_t> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
     for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
         const uint32_t s0 = g.t0 + seg * g.seg_rows;
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
@@ -223,19 +241,35 @@ __global__ void __launch_bounds__(kXyThreads)
             /* the batch's output rows y - K .. (dst row of y - K: a signed offset, stored
              * only from s0 on) */
             char *out_row = g.dst + ((int64_t)y - K - g.above) * (int64_t)g.dst_pitch + x;
-#pragma unroll
-            for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
-                const uint32_t yy = y + u;
-                if (yy >= w1) break; /* the same for the whole warp */
+            /* row u of the batch enters; returns level K's row, K rows up, rounded */
+            auto enter = [&](int u) {
                 const uint32_t b = staged.row(u);
-                const uint32_t a = __shfl_up_sync(kFullMask, b, 1);
-                const uint32_t c = __shfl_down_sync(kFullMask, b, 1);
+                const uint32_t eb = even_bytes(b), ob = odd_bytes(b);
+                const uint32_t ec = __shfl_down_sync(kFullMask, eb, 1), oc = __shfl_down_sync(kFullMask, ob, 1);
+                /* selector 0x5432: the high half of the first word, the low half of the second */
+                const uint32_t p2 = __byte_perm(eb, ec, 0x5432u), p3 = __byte_perm(ob, oc, 0x5432u);
+                const uint32_t oa = K >= 3 ? __shfl_up_sync(kFullMask, ob, 1) : 0u;
+                const uint32_t p[8] = {oa, __shfl_up_sync(kFullMask, p2, 1), __shfl_up_sync(kFullMask, p3, 1),
+                                       eb, ob, p2, p3, ec};
                 uint32_t q[2];
-                row_sums<K>(a, b, c, q);
-                const uint32_t out = advance_levels<K>(s, q, u, kXyInverse<K>);
-                /* level K's row yy - K needs input rows from yy - 2K: all entered once
-                 * yy - K >= s0 (and yy < w1 keeps it below s1) */
-                if (stores && yy >= s0 + K) *(uint32_t *)out_row = out;
+                row_sums<K>(p, q);
+                return advance_levels<K>(s, q, u, kXyInverse<K>);
+            };
+            if (y >= s0 + K && y + kUnroll <= w1) {
+                /* every row of the batch enters and stores: no row tests (about 5
+                 * instructions a row of the 70) */
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) store_word_if(stores, out_row, enter(u));
+            } else {
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
+                    const uint32_t yy = y + u;
+                    if (yy >= w1) break; /* the same for the whole warp */
+                    const uint32_t out = enter(u);
+                    /* level K's row yy - K needs input rows from yy - 2K: all entered once
+                     * yy - K >= s0 (and yy < w1 keeps it below s1) */
+                    if (stores && yy >= s0 + K) *(uint32_t *)out_row = out;
+                }
             }
             staged.done();
         }
