@@ -78,11 +78,11 @@ __host__ __device__ constexpr uint32_t edge_slot_bytes(uint32_t group)
     return (2u * 2u * (group + 2u) * (uint32_t)sizeof(float) + 127u) / 128u * 128u;
 }
 
-/* Whether these kernels store a warp's runs together (store_pixels_warp): for floats (the
+/* Whether these kernels store a warp's runs together (store_row_runs_warp): for floats (the
  * rows of --axis xy, a chain's float32 windows), whose stores bound the launch; not for
  * 16-bit samples, slower so, where the passes, not the stores, bound the launch. */
 template <typename Tout> constexpr bool kWarpStores = sizeof(Tout) == 4;
-/* Bytes of the warps' staging for store_pixels_warp, after a block's other dynamic shared
+/* Bytes of the warps' staging for store_row_runs_warp, after a block's other dynamic shared
  * memory, which the kernels keep a multiple of 16 bytes. */
 template <typename Tout> __host__ __device__ constexpr uint32_t stage_bytes(uint32_t threads)
 {
@@ -189,6 +189,19 @@ __device__ __forceinline__ void bulk_load(uint32_t smem_dst, const void *gsrc, u
                      "[%0], [%1], %2, [%3];" ::"r"(smem_dst),
                      "l"(gsrc), "r"(bytes), "r"(bar)
                      : "memory");
+}
+
+/* Passes [k, to) of a one-warp group with no row end, the neighbours by shuffles: unrolled
+ * by two, which halves the loop's own instructions. */
+template <class Arith>
+__device__ __forceinline__ void warp_interior_passes(float (&v)[kPix], uint32_t &k, uint32_t to)
+{
+#pragma unroll 2
+    for (; k < to; ++k) {
+        const float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
+        const float r = __shfl_down_sync(kFullMask, v[0], 1);
+        pass_interior<Arith>(v, l, r);
+    }
 }
 
 /* One pass for a warp whose row ends lie on element 0 (x = 0) and element kPix - 1 (x =
@@ -362,17 +375,8 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
          * below); float32 samples' IEEE division, its slow path beside it, ran 14% slower so. */
         uint32_t k = 0;
         if (kShortFirst && !multiwarp && !ends.warp_has_end) {
-            auto interior_passes = [&](auto arith, uint32_t to) {
-                using PassArith = decltype(arith);
-#pragma unroll 2
-                for (; k < to; ++k) {
-                    const float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
-                    const float r = __shfl_down_sync(kFullMask, v[0], 1);
-                    pass_interior<PassArith>(v, l, r);
-                }
-            };
-            if constexpr (kShortFirst) interior_passes(ShortDivide{}, g.short_passes);
-            interior_passes(Arith{}, g.passes);
+            warp_interior_passes<ShortDivide>(v, k, g.short_passes);
+            warp_interior_passes<Arith>(v, k, g.passes);
         } else {
             if constexpr (kShortFirst)
                 for (; k < g.short_passes; ++k) pass(ShortDivide{});
@@ -475,12 +479,7 @@ __global__ void __launch_bounds__(kRelayMaxWarps * kWarp, 2) smooth_relay_kernel
                 /* two copies of the loop, so a warp without row ends tests for none a
                  * pass; unrolled by two, which halves the loop's own instructions */
                 if (!ends.warp_has_end) {
-#pragma unroll 2
-                    for (; k < stop; ++k) {
-                        const float l = __shfl_up_sync(kFullMask, v[kPix - 1], 1);
-                        const float r = __shfl_down_sync(kFullMask, v[0], 1);
-                        pass_interior<PassArith>(v, l, r);
-                    }
+                    warp_interior_passes<PassArith>(v, k, stop);
                 } else {
 #pragma unroll 2
                     for (; k < stop; ++k) {

@@ -256,7 +256,7 @@ __device__ __forceinline__ void store_row_runs_warp(char *row, long warp_xs, lon
                                                     const float (&v)[kPix], uint32_t *stage,
                                                     uint32_t lane)
 {
-    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "u8 runs are two pieces; they keep store_pixels");
+    static_assert(sizeof(T) == 4, "float runs only (kWarpStores): 16-bit ones have no test here");
     constexpr int kPieces = kPix * (int)sizeof(T) / 16;
     constexpr int kPerPiece = 16 / (int)sizeof(T);
     constexpr int kLanesPerStep = kWarp / kPieces;

@@ -31,7 +31,7 @@
  * window ends the K row passes and K column passes are one integer window, rounded once
  * (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES, says why that gives the float passes' bytes).
  * A row's sums come from the thread's word and the words either side: lanes exchange the
- * pieces of their words by shuffles (row_sums), and a warp's 32 lanes cover 32 consecutive
+ * pieces of their words by shuffles (the kernel's `enter`; row_sums), and a warp's 32 lanes cover 32 consecutive
  * words of which the outer two only lend theirs (warps overlap by two words), so a warp
  * stores 30 words a row. Pairs of
  * samples share a word as 16-bit halves (packed_passes.cuh's layout: columns 0 and 2 in one
@@ -124,7 +124,7 @@ __device__ __forceinline__ void row_sums(const uint32_t (&p)[8], uint32_t (&q)[2
 }
 
 /* *p = v where `store` holds, as one predicated store: written as a branch, the compiler
- * moves the rounding into it, and a row pays for the branch (3 instructions of about 60). */
+ * moves the rounding into it, and a row pays for the branch (3 instructions). */
 __device__ __forceinline__ void store_word_if(bool store, char *p, uint32_t v)
 {
     asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.u32 [%1], %2;\n\t}"
@@ -256,8 +256,8 @@ __global__ void __launch_bounds__(kXyThreads)
                 return advance_levels<K>(s, q, u, kXyInverse<K>);
             };
             if (y >= s0 + K && y + kUnroll <= w1) {
-                /* every row of the batch enters and stores: no row tests (about 5
-                 * instructions a row of the 70) */
+                /* every row of the batch enters and stores: no row tests (with the
+                 * predicated store, about 6 instructions a row fewer) */
 #pragma unroll
                 for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) store_word_if(stores, out_row, enter(u));
             } else {
