@@ -43,7 +43,8 @@
  * ends and window ends take the two-term mean), for the words the interior kernel does not
  * store (a row's first word, its last words) and for the rows within K of a window end. Each
  * thread loads its word and the words either side itself; these launches cover a few words
- * a row and a few rows, in short segments.
+ * a row and a few rows, in short segments, and go after the interior launch, filling its
+ * tail (let_next_grid_start).
  */
 
 using namespace gs_cuda;
@@ -84,6 +85,27 @@ struct XyArgs {
 };
 
 /* ---- device helpers ---- */
+
+/*
+ * The interior launch and the edge launch after it on the stream overlap (programmatic
+ * dependent launch, compute capability 9.0 and up; elsewhere they run one after the other):
+ * the interior lets the edge launch start as soon as its blocks all run, so the edge's
+ * blocks take SMs as the interior's leave them rather than after the last one; the edge
+ * needs none of the interior's results (disjoint pixels of the same input), and waits for
+ * the interior grid before it ends, so work after it on the stream finds both done.
+ */
+__device__ __forceinline__ void let_next_grid_start()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_previous_grid()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
 
 /* The word of samples [x, x + 4) of a row; x < width, so the word lies inside the row's
  * pitch (a multiple of 16). Samples past the width are whatever the pitch holds: no pixel
@@ -218,6 +240,7 @@ template <int K>
 __global__ void __launch_bounds__(kXyThreads)
     xy_interior_kernel(XyArgs g, uint32_t word_end)
 {
+    let_next_grid_start();
     const uint32_t lane = threadIdx.x % kWarp;
     const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
     const uint32_t word = warp * kStoringLanes + lane;
@@ -335,9 +358,7 @@ struct XyEdges {
  * regions, a thread a word of a short segment, so that no thread walks far: these threads
  * are few, and each row's three loads go out before the rows of the step before are used.
  */
-template <int K>
-__global__ void __launch_bounds__(kXyThreads)
-    xy_edge_kernel(XyArgs g, XyEdges e)
+template <int K> __device__ __forceinline__ void xy_edge_words(const XyArgs &g, const XyEdges &e)
 {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= e.threads) return;
@@ -396,6 +417,14 @@ __global__ void __launch_bounds__(kXyThreads)
     }
 }
 
+template <int K>
+__global__ void __launch_bounds__(kXyThreads)
+    xy_edge_kernel(XyArgs g, XyEdges e)
+{
+    xy_edge_words<K>(g, e);
+    wait_for_previous_grid(); /* every thread, those with no word too */
+}
+
 /* ---- host launchers ---- */
 
 dim3 grid_of(uint32_t blocks_x, uint32_t t0, uint32_t t1, uint32_t seg_rows)
@@ -418,8 +447,9 @@ void add_edge_region(XyEdges &e, int r, uint32_t t0, uint32_t t1, uint32_t first
 
 /*
  * The one-pass path for output rows [above, above + rows) of a window of window_rows rows:
- * the interior kernel where it applies, the edge kernel (one launch) for the rows within K
- * of a window end and for the words within K of a row end.
+ * the interior kernel where it applies, then the edge kernel (one launch, beside the
+ * interior's tail) for the rows within K of a window end and for the words within K of a row
+ * end.
  */
 template <int K>
 cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
@@ -438,25 +468,35 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
     /* the row's first word, and its words from word_end on */
     add_edge_region(e, 2, t0, t1, 0, word_end - 1, words - word_end + 1);
     const uint64_t edge_threads = e.threads;
-    if (edge_threads > 0) {
-        XyArgs eg = g;
-        eg.seg_rows = kEdgeSegmentRows;
-        const uint64_t blocks = (edge_threads + kXyThreads - 1) / kXyThreads;
-        if (blocks > (uint64_t)INT_MAX) return cudaErrorInvalidValue;
-        xy_edge_kernel<K><<<(unsigned)blocks, kXyThreads, 0, stream>>>(eg, e);
-        cudaError_t err = cudaGetLastError();
+    const uint64_t edge_blocks = (edge_threads + kXyThreads - 1) / kXyThreads;
+    if (edge_blocks > (uint64_t)INT_MAX) return cudaErrorInvalidValue;
+    XyArgs eg = g;
+    eg.seg_rows = kEdgeSegmentRows;
+    const bool interior = t0 < t1 && word_end > 1;
+    if (interior) {
+        XyArgs in = g;
+        in.t0 = t0, in.t1 = t1;
+        const uint32_t warps = (word_end - 1 + kStoringLanes - 1) / kStoringLanes;
+        const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
+        cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, t1 - t0, blocks,
+                                                                  kInteriorSegmentRows, &in.seg_rows);
+        if (err != cudaSuccess) return err;
+        xy_interior_kernel<K><<<grid_of(blocks, t0, t1, in.seg_rows), kXyThreads, 0, stream>>>(in, word_end);
+        err = cudaGetLastError();
         if (err != cudaSuccess) return err;
     }
-    if (t0 >= t1 || word_end <= 1) return cudaSuccess;
-    XyArgs in = g;
-    in.t0 = t0, in.t1 = t1;
-    const uint32_t warps = (word_end - 1 + kStoringLanes - 1) / kStoringLanes;
-    const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
-    cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, t1 - t0, blocks,
-                                                              kInteriorSegmentRows, &in.seg_rows);
-    if (err != cudaSuccess) return err;
-    xy_interior_kernel<K><<<grid_of(blocks, t0, t1, in.seg_rows), kXyThreads, 0, stream>>>(in, word_end);
-    return cudaGetLastError();
+    if (edge_threads == 0) return cudaSuccess;
+    /* beside the interior launch (let_next_grid_start) */
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)edge_blocks);
+    config.blockDim = dim3(kXyThreads);
+    config.stream = stream;
+    cudaLaunchAttribute overlap[1];
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = overlap;
+    config.numAttrs = interior ? 1 : 0;
+    return cudaLaunchKernelEx(&config, xy_edge_kernel<K>, eg, e);
 }
 
 /* Whether the integer one-pass path takes this work. */
