@@ -65,43 +65,36 @@ template <typename V, int C> __device__ __forceinline__ void vec_floats(const V 
     if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
 }
 
-/* C values as one vector of samples from p, all inside the row; floats are stored as Div
- * stores them (NaN canonical for float32 samples). */
-template <typename T, class Div, int C>
-__device__ __forceinline__ void store_whole_cols(T *p, const float (&v)[C])
-{
-    /* ReciprocalFma's rounding leaves each sample in its word's low bits */
-    if constexpr (sizeof(T) == 4 && C == 2) {
-        *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
-    } else if constexpr (sizeof(T) == 4) {
-        *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
-                                   Div::stored(v[3]));
-    } else if constexpr (C == 2) {
-        const float m = Sample<T>::maxval;
-        const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
-        if constexpr (sizeof(T) == 1)
-            *(uint16_t *)p = (uint16_t)__byte_perm(a, b, 0x0040u);
-        else
-            *(uint32_t *)p = pack_low_halves(a, b);
-    } else {
-        const float m = Sample<T>::maxval;
-        const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
-        const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
-        if constexpr (sizeof(T) == 1)
-            *(uint32_t *)p = pack_low_bytes(a, b, c, d);
-        else
-            *(uint2 *)p = make_uint2(pack_low_halves(a, b), pack_low_halves(c, d));
-    }
-}
-
-/* The C values from column x (below width) of a row of `width` samples, those inside it. */
+/* The C values from column x (below width) of a row of `width` samples, those inside it;
+ * floats are stored as Div stores them (NaN canonical for float32 samples). */
 template <typename T, class Div, int C>
 __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
                                            const float (&v)[C])
 {
     T *p = (T *)row + x;
     if (x + C <= width) {
-        store_whole_cols<T, Div>(p, v);
+        /* ReciprocalFma's rounding leaves each sample in its word's low bits */
+        if constexpr (sizeof(T) == 4 && C == 2) {
+            *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
+        } else if constexpr (sizeof(T) == 4) {
+            *(float4 *)p = make_float4(Div::stored(v[0]), Div::stored(v[1]), Div::stored(v[2]),
+                                       Div::stored(v[3]));
+        } else if constexpr (C == 2) {
+            const float m = Sample<T>::maxval;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint16_t *)p = (uint16_t)__byte_perm(a, b, 0x0040u);
+            else
+                *(uint32_t *)p = pack_low_halves(a, b);
+        } else {
+            const float m = Sample<T>::maxval;
+            const uint32_t a = ReciprocalFma::quantize(v[0], m), b = ReciprocalFma::quantize(v[1], m);
+            const uint32_t c = ReciprocalFma::quantize(v[2], m), d = ReciprocalFma::quantize(v[3], m);
+            if constexpr (sizeof(T) == 1)
+                *(uint32_t *)p = pack_low_bytes(a, b, c, d);
+            else
+                *(uint2 *)p = make_uint2(pack_low_halves(a, b), pack_low_halves(c, d));
+        }
     } else {
 #pragma unroll
         for (int c = 0; c < C; ++c) {
@@ -190,10 +183,7 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows
         const uint32_t t = yy - K;
         const float(&result)[C] = v[K][(u - K + 3 * K) % 3];
         if constexpr (kStoresAll) {
-            if (stores && x + C <= width)
-                store_whole_cols<Tout, Div>((Tout *)out_row + x, result);
-            else if (stores)
-                store_cols<Tout, Div>(out_row, x, width, result);
+            if (stores) store_cols<Tout, Div>(out_row, x, width, result);
             out_row += dst_pitch;
         } else if (stores && (kInterior || yy >= w0 + K) && t >= s0 && t < s1) {
             store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, result);
@@ -405,9 +395,9 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
              * all lie in the segment stores them without row tests (the staged walks do not:
              * 2-5% slower there, 8 bytes spilled in the u8 K=10 walk) */
             const bool stores_all = !kStaged && interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
-            if (stores_all) {
-                if constexpr (!kStaged) batch(std::true_type{}, std::true_type{});
-            } else if (interior)
+            if (stores_all)
+                batch(std::true_type{}, std::true_type{});
+            else if (interior)
                 batch(std::true_type{}, std::false_type{});
             else
                 batch(std::false_type{}, std::false_type{});
