@@ -597,12 +597,16 @@ int main(int argc, char **argv)
                    strcmp(e.op, "f32 smooth x K=3") == 0
                        ? (e.ms <= kF32Target * e.floor_ms ? "; target <= 1.3x: met" : "; target <= 1.3x: NOT met")
                        : "");
-    /* The 2-D targets, as multiples of the copy floor (set against a 0.133 ms floor for
-     * 16384^2 u8: y K=3 <= 0.17 ms, y K=10 <= 0.55, xy K=3 <= 0.25, xy K=10 <= 1.0), for 8
-     * and 16-bit samples alike, each beside the product's time. */
-    static const struct { const char *op; double floors; } k2dTargets[] = {
-        {"smooth y K=3", 0.17 / 0.133},  {"smooth y K=10", 0.55 / 0.133},
-        {"smooth xy K=3", 0.25 / 0.133}, {"smooth xy K=10", 1.0 / 0.133},
+    /* The 2-D targets are times on an H200 (16384^2 u8, copy floor 0.133 ms there): y K=3
+     * <= 0.17 ms, y K=10 <= 0.55, xy K=3 <= 0.25, xy K=10 <= 1.0. Each line gives the time
+     * against that target and against the same multiple of this device's floor, for 8 and
+     * 16-bit samples alike. The multiple carries over to another device only where the work
+     * waits on memory: the K=10 walks wait on issue, and an H100 has the H200's SMs and
+     * clocks with 0.72 times its copy rate, so there the multiple is the looser test. */
+    constexpr double kH200Floor = 0.133;
+    static const struct { const char *op; double ms; } k2dTargets[] = {
+        {"smooth y K=3", 0.17},  {"smooth y K=10", 0.55},
+        {"smooth xy K=3", 0.25}, {"smooth xy K=10", 1.0},
     };
     for (const auto &t : k2dTargets)
         for (const char *prefix : {"", "u16 "})
@@ -611,9 +615,14 @@ int main(int argc, char **argv)
                 snprintf(op, sizeof op, "%s%s", prefix, t.op);
                 const bool product = strcmp(e.impl, "rows to float, then columns") != 0;
                 if (strcmp(e.op, op) != 0 || !product) continue;
-                printf("2-D: %-18s %.3f ms, floor %.3f ms: %.2fx floor; target <= %.2fx (%.3f ms): %s\n",
-                       e.op, e.ms, e.floor_ms, e.ms / e.floor_ms, t.floors, t.floors * e.floor_ms,
-                       e.ms <= t.floors * e.floor_ms ? "met" : "NOT met");
+                const double floors = t.ms / kH200Floor;
+                /* 16-bit samples move twice the bytes: their time target scales with the floor */
+                const double target_ms = *prefix ? t.ms * 2 : t.ms;
+                printf("2-D: %-18s %.3f ms, floor %.3f ms: %.2fx floor; H200 target <= %.3f ms: %s;"
+                       " <= %.2fx this floor (%.3f ms): %s\n",
+                       e.op, e.ms, e.floor_ms, e.ms / e.floor_ms, target_ms,
+                       e.ms <= target_ms ? "met" : "NOT met", floors, floors * e.floor_ms,
+                       e.ms <= floors * e.floor_ms ? "met" : "NOT met");
             }
     const char *plugin_default = kVariants[sizeof kVariants / sizeof kVariants[0] - 1].name;
     double k1 = 0; /* the plugin's default at K=1 (not timed under some --only) */
