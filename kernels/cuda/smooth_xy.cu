@@ -31,11 +31,11 @@
  * window ends the K row passes and K column passes are one integer window, rounded once
  * (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES, says why that gives the float passes' bytes).
  * A row's sums come from the thread's word and the words either side: lanes exchange the
- * pieces of their words by shuffles (the kernel's `enter`; row_sums), and a warp's 32 lanes cover 32 consecutive
- * words of which the outer two only lend theirs (warps overlap by two words), so a warp
- * stores 30 words a row. Pairs of
- * samples share a word as 16-bit halves (packed_passes.cuh's layout: columns 0 and 2 in one
- * word, 1 and 3 in the other), so a pass of sums is one add for two pixels. A row's sums
+ * pieces of their words by shuffles (the kernel's `enter`; row_sums), and a warp's 32 lanes
+ * cover 32 consecutive words of which the outer two only lend theirs (warps overlap by two
+ * words), so a warp stores 30 words a row. Pairs of samples share a word as 16-bit halves
+ * (packed_passes.cuh's layout: columns 0 and 2 in one word, 1 and 3 in the other), so a
+ * pass of sums is one add for two pixels. A row's sums
  * stay below 255 x 3^K and the column levels below 255 x 3^(K + j): halves hold them up to
  * 3^5 x 255 < 2^16, so for K = 3 the last level is summed from unpacked halves.
  *
