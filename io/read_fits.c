@@ -536,15 +536,42 @@ static int card_is(const unsigned char *card, const char *key)
     return memcmp(card, padded, FITS_KEYWORD) == 0 && memcmp(card + FITS_KEYWORD, "= ", 2) == 0;
 }
 
-/* A card that gives the header's structure: the keywords the walk reads and cfitsio sizes
- * the data by. */
+/* The keywords that give a header's structure: the ones the walk reads and cfitsio sizes
+ * the data by, NAXISn aside. */
+#define FITS_NAMED_STRUCTURE_KEYS 8
+static const char *const structure_keys[FITS_NAMED_STRUCTURE_KEYS] = {
+    "SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "GROUPS"};
+/* One number for each structure keyword: structure_keys' index, or NAXISn's after them. */
+#define FITS_STRUCTURE_IDS (FITS_NAMED_STRUCTURE_KEYS + FITS_AXES_MAX)
+
+/* A card that gives the header's structure, NAXISn in any form (for the printable check). */
 static int structure_key(const unsigned char *card)
 {
-    static const char *const keys[] = {"SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT",
-                                       "TFIELDS", "GROUPS"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
-        if (card_is(card, keys[i])) return 1;
+    for (size_t i = 0; i < FITS_NAMED_STRUCTURE_KEYS; ++i)
+        if (card_is(card, structure_keys[i])) return 1;
     return memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9';
+}
+
+/* The axis n of a well-formed NAXISn card (1..FITS_AXES_MAX: "NAXISn  = "), or 0. */
+static int naxis_card_axis(const unsigned char *card)
+{
+    if (memcmp(card, "NAXIS", 5) != 0 || card[5] < '1' || card[5] > '9' ||
+        memcmp(card + FITS_KEYWORD, "= ", 2) != 0)
+        return 0;
+    char digits[4] = {0};
+    size_t n = 0;
+    while (n < 3 && card[5 + n] >= '0' && card[5 + n] <= '9') digits[n] = (char)card[5 + n], ++n;
+    const int axis = atoi(digits);
+    return card[5 + n] == ' ' && axis >= 1 && axis <= FITS_AXES_MAX ? axis : 0;
+}
+
+/* The card's structure keyword as a number below FITS_STRUCTURE_IDS, or -1. */
+static int structure_key_id(const unsigned char *card)
+{
+    for (int i = 0; i < FITS_NAMED_STRUCTURE_KEYS; ++i)
+        if (card_is(card, structure_keys[i])) return i;
+    const int axis = naxis_card_axis(card);
+    return axis ? FITS_NAMED_STRUCTURE_KEYS + axis - 1 : -1;
 }
 
 static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, size_t err_size)
@@ -556,6 +583,7 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
         int image = hdu == 1, table = 0, groups = 0, ended = 0, bad = 0;
         unsigned index = 0; /* of the card in this header */
         fits_image im = {0};
+        unsigned char seen[FITS_STRUCTURE_IDS] = {0}; /* structure keywords met in this header */
         while (!ended) {
             /* No END before the input ends: cfitsio, left to parse such a header, sized a
              * table from a TFIELDS it never read (fuzz finding), so it is refused here. */
@@ -572,11 +600,21 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                 if (table && index < FITS_TABLE_KEYS && !card_is(card, table_keys[index]))
                     return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: a table whose card %u is not %s",
                                    hdu, index + 1, table_keys[index]);
-                if (memcmp(card, "END     ", FITS_KEYWORD) == 0) ended = 1;
-                else if (structure_key(card) && !card_printable(card))
+                if (memcmp(card, "END     ", FITS_KEYWORD) == 0) {
+                    ended = 1;
+                    continue;
+                }
+                if (structure_key(card) && !card_printable(card))
                     return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u (%.8s) holds a byte "
                                    "that is not printable ASCII", hdu, index + 1, (const char *)card);
-                else if (card_is(card, "XTENSION")) {
+                /* Each structure keyword once (the standard's rule): cfitsio reads BITPIX, NAXIS
+                 * and NAXISn by position, the walk by name, and with one repeated the two took
+                 * different shapes, cfitsio reading rows from outside the bytes (fuzz finding). */
+                const int id = structure_key_id(card);
+                if (id >= 0 && seen[id]++)
+                    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u repeats the structure "
+                                   "keyword %.8s", hdu, index + 1, (const char *)card);
+                if (card_is(card, "XTENSION")) {
                     /* only an extension's first card says what it is */
                     if (index != 0) continue;
                     image = memcmp(card + 10, "'IMAGE   '", 10) == 0;
@@ -588,15 +626,9 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                 else if (card_is(card, "PCOUNT")) bad |= card_integer(card, &pcount);
                 else if (card_is(card, "GCOUNT")) bad |= card_integer(card, &gcount);
                 else if (card_is(card, "TFIELDS")) bad |= card_integer(card, &tfields);
-                else if (memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9' &&
-                         memcmp(card + FITS_KEYWORD, "= ", 2) == 0) {
-                    char digits[4] = {0};
-                    size_t n = 0;
-                    while (n < 3 && card[5 + n] >= '0' && card[5 + n] <= '9') digits[n] = (char)card[5 + n], ++n;
-                    const int axis = atoi(digits);
-                    if (card[5 + n] != ' ' || axis < 1 || axis > FITS_AXES_MAX) continue;
+                else if (id >= FITS_NAMED_STRUCTURE_KEYS) {
                     if (card_integer(card, &v) != 0 || v < 0) bad = 1;
-                    else im.axes[axis - 1] = v;
+                    else im.axes[id - FITS_NAMED_STRUCTURE_KEYS] = v;
                 }
             }
         }
@@ -685,6 +717,16 @@ gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err, s
         rc = gs_fail(err, err_size, GS_ERR_FORMAT,
                      "FITS: truncated: the %ux%u image needs %llu bytes of data from byte %lld, the file has %llu bytes",
                      width, height, (unsigned long long)data_bytes, (long long)data_start, (unsigned long long)size);
+        goto cleanup;
+    }
+    /* cfitsio's own extent of the data unit too: it locates rows inside that extent, so one
+     * that runs past the bytes (the header's PCOUNT or GCOUNT read otherwise than above) would
+     * have it read outside them. A file of whole blocks holding the image's data holds its
+     * padded data unit, so only such a header is refused here. */
+    if (data_end < data_start || (uint64_t)data_end > size) {
+        rc = gs_fail(err, err_size, GS_ERR_FORMAT,
+                     "FITS: the image's data unit (bytes %lld to %lld, as cfitsio reads the header) runs past "
+                     "the file's %llu bytes", (long long)data_start, (long long)data_end, (unsigned long long)size);
         goto cleanup;
     }
 

@@ -278,6 +278,46 @@ START_TEST(test_pipe_input)
 }
 END_TEST
 
+/* A header that names a structure keyword twice is refused: cfitsio reads BITPIX, NAXIS and
+ * NAXISn by position, so a second card could give it another shape than the header walk
+ * (the fuzz finding had a second SIMPLE, BITPIX, NAXIS, NAXIS1 and NAXIS2 further down). */
+START_TEST(test_repeated_structure_keyword)
+{
+    static const struct {
+        const char *card; /* written over card 6 (EXTEND) of gen_u8.fits */
+        const char *phrase;
+    } edits[] = {
+        {"NAXIS1  =                   20", "card 6 repeats the structure keyword NAXIS1"},
+        {"NAXIS   =                    1", "card 6 repeats the structure keyword NAXIS"},
+        {"BITPIX  =                   16", "card 6 repeats the structure keyword BITPIX"},
+        {"SIMPLE  =                    T", "card 6 repeats the structure keyword SIMPLE"},
+    };
+    size_t size = 0;
+    unsigned char *original = slurp(GS_FITS_DIR "/gen_u8.fits", &size);
+    ck_assert_mem_eq(original + 5 * 80, "EXTEND  =", 9);
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; ++i) {
+        unsigned char *data = malloc(size);
+        ck_assert_ptr_nonnull(data);
+        memcpy(data, original, size);
+        char card[81];
+        snprintf(card, sizeof card, "%-80s", edits[i].card);
+        memcpy(data + 5 * 80, card, 80);
+        gs_reader *reader = calloc(1, sizeof *reader);
+        ck_assert_ptr_nonnull(reader);
+        gs_source_from_memory(&reader->src, data, size);
+        reader->head_len = size < sizeof reader->head ? size : sizeof reader->head;
+        memcpy(reader->head, data, reader->head_len);
+        char err[GS_ERR_SIZE] = "";
+        gs_status rc = gs_read_fits_open(reader, UINT64_C(1) << 30, err, sizeof err);
+        ck_assert_msg(rc == GS_ERR_FORMAT && strstr(err, edits[i].phrase), "%s: '%s'", edits[i].card, err);
+        ck_assert_ptr_null(strchr(err, '\n'));
+        gs_reader_close(reader);
+        free(data);
+    }
+    free(original);
+}
+END_TEST
+
 /* The header's claim is checked against --max-pixels before anything is allocated. */
 START_TEST(test_pixel_limit)
 {
@@ -482,6 +522,7 @@ static Suite *fits_suite(void)
     tcase_add_test(read, test_files_decode_exactly);
     tcase_add_test(read, test_memory_input);
     tcase_add_test(read, test_pipe_input);
+    tcase_add_test(read, test_repeated_structure_keyword);
     tcase_add_test(read, test_pixel_limit);
     tcase_add_test(read, test_wcs_cards);
     suite_add_tcase(s, read);
