@@ -78,9 +78,7 @@ static void empty_stored_block(bit_writer *w, int last)
     w->p += sizeof len_nlen;
 }
 
-/* The input as stored blocks, the last one final when `last`; the bytes written. They end on
- * a byte boundary, so the next piece follows without a marker. */
-static size_t stored(const unsigned char *in, size_t len, int last, unsigned char *out)
+size_t gs_deflate_stored(const unsigned char *in, size_t len, int last, unsigned char *out)
 {
     unsigned char *p = out;
     do {
@@ -211,5 +209,5 @@ size_t gs_deflate_fast(const unsigned char *in, size_t len, int last, unsigned c
         const size_t n = coded(in, len, last, out, out + gs_deflate_fast_bound(len));
         if (n > 0 && n < as_stored) return n;
     }
-    return stored(in, len, last, out);
+    return gs_deflate_stored(in, len, last, out);
 }

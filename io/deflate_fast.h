@@ -27,4 +27,9 @@ size_t gs_deflate_fast_bound(size_t len);
  * returns the bytes written. The same input gives the same bytes. */
 size_t gs_deflate_fast(const unsigned char *in, size_t len, int last, unsigned char *out);
 
+/* `len` bytes of `in` as stored blocks (RFC 1951: 5 bytes of framing each 65535 bytes or
+ * fewer), the last one final when `last`; returns the bytes written. They end on a byte
+ * boundary, so the next piece follows without a marker. */
+size_t gs_deflate_stored(const unsigned char *in, size_t len, int last, unsigned char *out);
+
 #endif /* GS_DEFLATE_FAST_H */

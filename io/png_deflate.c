@@ -5,7 +5,7 @@
 #include "png_deflate.h"
 #include "deflate_fast.h"
 #include "io_internal.h"
-#include "isal_placement.h"
+#include "isal_piece.h"
 
 #include <errno.h>
 #include <isa-l.h>
@@ -121,7 +121,7 @@ typedef struct compressor {
     int fast_level;          /* level 1 (deflate_fast.c): no state */
     int isal;                /* ISA-L does this level */
     z_stream z;              /* zlib's state (zlib levels), initialised once */
-    gs_isal_home home;       /* where ISA-L's state lies, set up afresh for each piece */
+    struct isal_zstream iz;  /* ISA-L's state, set up afresh for each piece */
     uint8_t *level_buf;      /* ISA-L's working memory for levels 1 to 3 */
 } compressor;
 
@@ -129,7 +129,6 @@ static void compressor_free(compressor *c)
 {
     if (!c) return;
     if (!c->isal && !c->fast_level) deflateEnd(&c->z);
-    gs_isal_home_unmap(&c->home);
     free(c->level_buf);
     free(c);
 }
@@ -144,7 +143,7 @@ static compressor *compressor_new(int level)
     if (c->fast_level) return c;
     if (c->isal) {
         c->level_buf = malloc(ISAL_DEF_LVL3_DEFAULT);
-        if (c->level_buf && gs_isal_home_map(&c->home) == 0) return c;
+        if (c->level_buf) return c;
     } else if (deflateInit2(&c->z, level, Z_DEFLATED, RAW_WINDOW_BITS, ZLIB_MEM_LEVEL,
                             Z_DEFAULT_STRATEGY) == Z_OK) {
         return c;
@@ -188,23 +187,16 @@ static int zlib_piece(z_stream *z, piece *p)
     }
 }
 
-/* The same with ISA-L: a fresh stream per piece, primed, sync-flushed or ended; a piece
- * without a dictionary gets a stream placed so that its bytes do not depend on where the
- * compressor's memory lies (isal_placement.h). */
+/* The same with ISA-L: a fresh stream per piece, primed, sync-flushed or ended; a stream's
+ * first piece leads with its first byte stored, so that no piece's bytes depend on where
+ * the compressor's memory lies (isal_piece.h). */
 static int isal_piece(compressor *c, piece *p)
 {
-    const unsigned window = p->dict_len ? 0 : gs_isal_home_pick(&c->home, p->in, p->in_len);
-    struct isal_zstream *iz = gs_isal_home_window(&c->home, window);
-    isal_deflate_init(iz);
-    iz->level = (uint32_t)c->level;
-    iz->level_buf = c->level_buf;
-    iz->level_buf_size = ISAL_DEF_LVL3_DEFAULT;
-    iz->gzip_flag = IGZIP_DEFLATE;
-    if (p->dict_len && isal_deflate_set_dict(iz, p->dict, (uint32_t)p->dict_len) != COMP_OK) return -1;
-    iz->flush = SYNC_FLUSH;
-    iz->end_of_stream = (uint16_t)(p->last != 0);
-    iz->next_in = p->in;
-    iz->avail_in = (uint32_t)p->in_len;
+    struct isal_zstream *iz = &c->iz;
+    const int lead = gs_isal_piece_start(iz, c->level, c->level_buf, ISAL_DEF_LVL3_DEFAULT, p->dict, p->dict_len,
+                                         p->in, p->in_len, p->last, p->out);
+    if (lead < 0) return -1;
+    p->out_len = (size_t)lead;
     for (;;) {
         if (p->out_len == p->out_cap && grow_out(p) != 0) return -1;
         iz->next_out = p->out + p->out_len;
