@@ -46,7 +46,7 @@ static inline gs_plugin_status gs_strip_check(const gs_strip *s, int integral, c
 }
 
 /* The checks of gs_strip_check for smoothing, and those of a smooth_axes call: known axes,
- * at least one; passes within the limit; a window height that fits 32 bits. */
+ * at least one; passes within the limit; a window of at most GS_PLUGIN_MAX_WINDOW_ROWS. */
 static inline gs_plugin_status gs_window_check(const gs_strip *s, uint32_t axes,
                                                uint32_t halo_above, uint32_t halo_below,
                                                uint32_t iters, char *err, size_t err_size)
@@ -58,8 +58,8 @@ static inline gs_plugin_status gs_window_check(const gs_strip *s, uint32_t axes,
     if (iters > GS_PLUGIN_MAX_ITERS)
         return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "iterations above %u",
                               GS_PLUGIN_MAX_ITERS);
-    if ((uint64_t)halo_above + s->rows + halo_below > UINT32_MAX)
-        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "window taller than 2^32 rows");
+    if ((uint64_t)halo_above + s->rows + halo_below > GS_PLUGIN_MAX_WINDOW_ROWS)
+        return gs_plugin_fail(err, err_size, GS_PLUGIN_ERR_INVALID, "window taller than 2^31 rows");
     return GS_PLUGIN_OK;
 }
 

@@ -463,6 +463,10 @@ START_TEST(bad_arguments_are_refused)
     ck_assert_int_eq(g_cuda->smooth_rows(g_cuda_inst, &s, 3, err, sizeof err),
                      GS_PLUGIN_ERR_INVALID);
     s.src_stride = 4;
+    /* a window of 2^31 + 1 rows (the buffer holds one): refused before any row is read */
+    ck_assert_int_eq(g_cuda->smooth_axes(g_cuda_inst, &s, GS_AXIS_Y, GS_PLUGIN_MAX_WINDOW_ROWS, 0, 3, err, sizeof err),
+                     GS_PLUGIN_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err, "window taller"));
     ck_assert_int_eq(g_cuda->integral_2d(g_cuda_inst, &s, NULL, err, sizeof err),
                      GS_PLUGIN_ERR_UNSUPPORTED); /* out_bits 8 is no integral depth */
 

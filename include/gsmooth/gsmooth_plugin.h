@@ -96,6 +96,11 @@ extern "C" {
 /* Most smoothing passes a host asks for (--iters); a backend may rely on it for halos. */
 #define GS_PLUGIN_MAX_ITERS 100000u
 
+/* Most rows of a smooth_axes window (halo_above + rows + halo_below): a backend may count
+ * a window's rows in 32 bits and add a segment of them, or K, without wrapping. A host's
+ * strips are far shorter (a few MiB each); a taller window is refused as invalid. */
+#define GS_PLUGIN_MAX_WINDOW_ROWS (1u << 31)
+
 #if defined(_WIN32)
 #define GS_PLUGIN_EXPORT __declspec(dllexport)
 #else
