@@ -519,6 +519,16 @@ static int card_integer(const unsigned char *card, long long *value)
     return *end == '\0' || *end == '/' ? 0 : -1;
 }
 
+/* `n` bytes of header text (NUL-terminated earlier if they hold a NUL) into out (n + 1
+ * bytes) for a message: bytes that are not printable ASCII become '?', so that the message
+ * stays one line of text whatever the file holds. */
+static void printable_text(char *out, const unsigned char *in, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && in[i]; ++i) out[i] = in[i] >= 0x20 && in[i] <= 0x7e ? (char)in[i] : '?';
+    out[i] = '\0';
+}
+
 /* A card of printable ASCII alone, as the standard has every header card; a structure
  * keyword's card that is not (a carriage return in a value, say) is refused, since strtoll
  * and cfitsio do not read such a value alike. */
@@ -604,9 +614,12 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                     ended = 1;
                     continue;
                 }
-                if (structure_key(card) && !card_printable(card))
-                    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u (%.8s) holds a byte "
-                                   "that is not printable ASCII", hdu, index + 1, (const char *)card);
+                if (structure_key(card) && !card_printable(card)) {
+                    char keyword[FITS_KEYWORD + 1]; /* printable: it names the card */
+                    printable_text(keyword, card, FITS_KEYWORD);
+                    return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u (%s) holds a byte "
+                                   "that is not printable ASCII", hdu, index + 1, keyword);
+                }
                 /* Each structure keyword once (the standard's rule): cfitsio reads BITPIX, NAXIS
                  * and NAXISn by position, the walk by name, and with one repeated the two took
                  * different shapes, cfitsio reading rows from outside the bytes (fuzz finding). */
@@ -734,8 +747,9 @@ gs_status gs_read_fits_open(gs_reader *reader, uint64_t max_pixels, char *err, s
     reader->info.height = height;
     reader->info.format = "FITS";
     if (im->hdu > 1) {
-        char note[160], name[FLEN_VALUE] = "";
-        if (fits_read_key(f->fptr, TSTRING, "EXTNAME", name, NULL, &status)) status = 0, name[0] = '\0';
+        char note[160], value[FLEN_VALUE] = "", name[FLEN_VALUE];
+        if (fits_read_key(f->fptr, TSTRING, "EXTNAME", value, NULL, &status)) status = 0, value[0] = '\0';
+        printable_text(name, (const unsigned char *)value, strlen(value)); /* the note is one line too */
         snprintf(note, sizeof note, "image from extension %d%s%s%s (the primary HDU holds none)", im->hdu - 1,
                  name[0] ? " (EXTNAME '" : "", name, name[0] ? "')" : "");
         add_note(reader, note);
