@@ -547,41 +547,42 @@ static int card_is(const unsigned char *card, const char *key)
 }
 
 /* The keywords that give a header's structure: the ones the walk reads and cfitsio sizes
- * the data by, NAXISn aside. */
-#define FITS_NAMED_STRUCTURE_KEYS 8
+ * the data by, NAXISn aside; an id for each (structure_key_id). */
+enum structure_id { KEY_SIMPLE, KEY_XTENSION, KEY_BITPIX, KEY_NAXIS, KEY_PCOUNT, KEY_GCOUNT, KEY_TFIELDS,
+                    KEY_GROUPS, FITS_NAMED_STRUCTURE_KEYS };
 static const char *const structure_keys[FITS_NAMED_STRUCTURE_KEYS] = {
     "SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "GROUPS"};
-/* One number for each structure keyword: structure_keys' index, or NAXISn's after them. */
+/* NAXISn's id is FITS_NAMED_STRUCTURE_KEYS + n - 1; every id is below this. */
 #define FITS_STRUCTURE_IDS (FITS_NAMED_STRUCTURE_KEYS + FITS_AXES_MAX)
 
-/* A card that gives the header's structure, NAXISn in any form (for the printable check). */
-static int structure_key(const unsigned char *card)
-{
-    for (size_t i = 0; i < FITS_NAMED_STRUCTURE_KEYS; ++i)
-        if (card_is(card, structure_keys[i])) return 1;
-    return memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9';
-}
-
-/* The axis n of a well-formed NAXISn card (1..FITS_AXES_MAX: "NAXISn  = "), or 0. */
+/* The axis n of a NAXISn card (1..FITS_AXES_MAX, the keyword blank-padded to 8 columns,
+ * then "= "), or 0. */
 static int naxis_card_axis(const unsigned char *card)
 {
-    if (memcmp(card, "NAXIS", 5) != 0 || card[5] < '1' || card[5] > '9' ||
-        memcmp(card + FITS_KEYWORD, "= ", 2) != 0)
-        return 0;
-    char digits[4] = {0};
-    size_t n = 0;
-    while (n < 3 && card[5 + n] >= '0' && card[5 + n] <= '9') digits[n] = (char)card[5 + n], ++n;
-    const int axis = atoi(digits);
-    return card[5 + n] == ' ' && axis >= 1 && axis <= FITS_AXES_MAX ? axis : 0;
+    if (memcmp(card, "NAXIS", 5) != 0 || memcmp(card + FITS_KEYWORD, "= ", 2) != 0) return 0;
+    int axis = 0;
+    size_t i = 5;
+    for (; i < FITS_KEYWORD && card[i] >= '0' && card[i] <= '9'; ++i) axis = axis * 10 + (card[i] - '0');
+    if (i == 5 || card[5] == '0') return 0;
+    for (; i < FITS_KEYWORD; ++i)
+        if (card[i] != ' ') return 0;
+    return axis <= FITS_AXES_MAX ? axis : 0;
 }
 
-/* The card's structure keyword as a number below FITS_STRUCTURE_IDS, or -1. */
+/* The card's structure keyword id (below FITS_STRUCTURE_IDS), or -1. */
 static int structure_key_id(const unsigned char *card)
 {
     for (int i = 0; i < FITS_NAMED_STRUCTURE_KEYS; ++i)
         if (card_is(card, structure_keys[i])) return i;
     const int axis = naxis_card_axis(card);
     return axis ? FITS_NAMED_STRUCTURE_KEYS + axis - 1 : -1;
+}
+
+/* A card that gives the header's structure, or looks as if it meant to (NAXIS and a digit,
+ * in any form): such a card must be printable. */
+static int structure_key(const unsigned char *card)
+{
+    return structure_key_id(card) >= 0 || (memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9');
 }
 
 static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, size_t err_size)
@@ -603,7 +604,6 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                 return gs_fail(err, err_size, GS_ERR_IO, "FITS: read failed: %s", strerror(errno ? errno : EIO));
             at += FITS_BLOCK;
             for (const unsigned char *card = block; card < block + FITS_BLOCK && !ended; card += FITS_CARD, ++index) {
-                long long v = 0;
                 /* A table's first eight cards are its structure keywords in the standard's
                  * order, and cfitsio reads them by position (it took TFIELDS from whatever
                  * eighth card a damaged header had: fuzz finding). */
@@ -624,24 +624,33 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                  * and NAXISn by position, the walk by name, and with one repeated the two took
                  * different shapes, cfitsio reading rows from outside the bytes (fuzz finding). */
                 const int id = structure_key_id(card);
-                if (id >= 0 && seen[id]++)
+                if (id < 0) continue;
+                if (seen[id]++) {
+                    char keyword[FITS_KEYWORD + 1];
+                    printable_text(keyword, card, FITS_KEYWORD);
+                    keyword[strcspn(keyword, " ")] = '\0';
                     return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u repeats the structure "
-                                   "keyword %.8s", hdu, index + 1, (const char *)card);
-                if (card_is(card, "XTENSION")) {
+                                   "keyword %s", hdu, index + 1, keyword);
+                }
+                switch (id) {
+                case KEY_XTENSION:
                     /* only an extension's first card says what it is */
-                    if (index != 0) continue;
+                    if (index != 0) break;
                     image = memcmp(card + 10, "'IMAGE   '", 10) == 0;
                     table = memcmp(card + 10, "'BINTABLE'", 10) == 0 || memcmp(card + 10, "'TABLE   '", 10) == 0;
-                }
-                else if (card_is(card, "GROUPS")) groups = card[29] == 'T';
-                else if (card_is(card, "BITPIX")) bad |= card_integer(card, &bitpix);
-                else if (card_is(card, "NAXIS")) bad |= card_integer(card, &naxis);
-                else if (card_is(card, "PCOUNT")) bad |= card_integer(card, &pcount);
-                else if (card_is(card, "GCOUNT")) bad |= card_integer(card, &gcount);
-                else if (card_is(card, "TFIELDS")) bad |= card_integer(card, &tfields);
-                else if (id >= FITS_NAMED_STRUCTURE_KEYS) {
+                    break;
+                case KEY_GROUPS: groups = card[29] == 'T'; break;
+                case KEY_BITPIX: bad |= card_integer(card, &bitpix); break;
+                case KEY_NAXIS: bad |= card_integer(card, &naxis); break;
+                case KEY_PCOUNT: bad |= card_integer(card, &pcount); break;
+                case KEY_GCOUNT: bad |= card_integer(card, &gcount); break;
+                case KEY_TFIELDS: bad |= card_integer(card, &tfields); break;
+                case KEY_SIMPLE: break;
+                default: { /* NAXISn */
+                    long long v = 0;
                     if (card_integer(card, &v) != 0 || v < 0) bad = 1;
                     else im.axes[id - FITS_NAMED_STRUCTURE_KEYS] = v;
+                }
                 }
             }
         }

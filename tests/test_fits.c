@@ -278,43 +278,64 @@ START_TEST(test_pipe_input)
 }
 END_TEST
 
+/* gen_u8.fits with its cards from card 6 (EXTEND) on replaced by `cards` (then END), opened
+ * from memory: the opener's status, err holding its reason. */
+static gs_status open_edited_u8(const char *const *cards, size_t count, char *err, size_t err_size)
+{
+    size_t size = 0;
+    unsigned char *data = slurp(GS_FITS_DIR "/gen_u8.fits", &size);
+    ck_assert_mem_eq(data + 5 * 80, "EXTEND  =", 9);
+    ck_assert_uint_lt(5 + count + 1, 36); /* the header stays one block */
+    for (size_t i = 0; i <= count; ++i) {
+        char card[81];
+        snprintf(card, sizeof card, "%-80s", i < count ? cards[i] : "END");
+        memcpy(data + (5 + i) * 80, card, 80);
+    }
+    gs_reader *reader = calloc(1, sizeof *reader);
+    ck_assert_ptr_nonnull(reader);
+    gs_source_from_memory(&reader->src, data, size);
+    reader->head_len = size < sizeof reader->head ? size : sizeof reader->head;
+    memcpy(reader->head, data, reader->head_len);
+    err[0] = '\0';
+    const gs_status rc = gs_read_fits_open(reader, UINT64_C(1) << 30, err, err_size);
+    ck_assert_ptr_null(strchr(err, '\n'));
+    gs_reader_close(reader);
+    free(data);
+    return rc;
+}
+
 /* A header that names a structure keyword twice is refused: cfitsio reads BITPIX, NAXIS and
  * NAXISn by position, so a second card could give it another shape than the header walk
- * (the fuzz finding had a second SIMPLE, BITPIX, NAXIS, NAXIS1 and NAXIS2 further down). */
+ * (the fuzz finding had a second SIMPLE, BITPIX, NAXIS, NAXIS1 and NAXIS2 further down).
+ * Other keywords may repeat. */
 START_TEST(test_repeated_structure_keyword)
 {
     static const struct {
-        const char *card; /* written over card 6 (EXTEND) of gen_u8.fits */
+        const char *card; /* as card 6, after NAXIS2 */
         const char *phrase;
-    } edits[] = {
+    } repeats[] = {
         {"NAXIS1  =                   20", "card 6 repeats the structure keyword NAXIS1"},
         {"NAXIS   =                    1", "card 6 repeats the structure keyword NAXIS"},
         {"BITPIX  =                   16", "card 6 repeats the structure keyword BITPIX"},
         {"SIMPLE  =                    T", "card 6 repeats the structure keyword SIMPLE"},
     };
-    size_t size = 0;
-    unsigned char *original = slurp(GS_FITS_DIR "/gen_u8.fits", &size);
-    ck_assert_mem_eq(original + 5 * 80, "EXTEND  =", 9);
-    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; ++i) {
-        unsigned char *data = malloc(size);
-        ck_assert_ptr_nonnull(data);
-        memcpy(data, original, size);
-        char card[81];
-        snprintf(card, sizeof card, "%-80s", edits[i].card);
-        memcpy(data + 5 * 80, card, 80);
-        gs_reader *reader = calloc(1, sizeof *reader);
-        ck_assert_ptr_nonnull(reader);
-        gs_source_from_memory(&reader->src, data, size);
-        reader->head_len = size < sizeof reader->head ? size : sizeof reader->head;
-        memcpy(reader->head, data, reader->head_len);
-        char err[GS_ERR_SIZE] = "";
-        gs_status rc = gs_read_fits_open(reader, UINT64_C(1) << 30, err, sizeof err);
-        ck_assert_msg(rc == GS_ERR_FORMAT && strstr(err, edits[i].phrase), "%s: '%s'", edits[i].card, err);
-        ck_assert_ptr_null(strchr(err, '\n'));
-        gs_reader_close(reader);
-        free(data);
+    char err[GS_ERR_SIZE];
+    for (size_t i = 0; i < sizeof repeats / sizeof repeats[0]; ++i) {
+        const gs_status rc = open_edited_u8(&repeats[i].card, 1, err, sizeof err);
+        ck_assert_msg(rc == GS_ERR_FORMAT && strstr(err, repeats[i].phrase) &&
+                          strcmp(strstr(err, repeats[i].phrase), repeats[i].phrase) == 0,
+                      "%s: '%s'", repeats[i].card, err);
     }
-    free(original);
+    /* PCOUNT and GCOUNT once each are the standard's values; twice, refused */
+    const char *counts[] = {"PCOUNT  =                    0", "GCOUNT  =                    1",
+                            "PCOUNT  =                    0"};
+    ck_assert_int_eq(open_edited_u8(counts, 2, err, sizeof err), GS_OK);
+    ck_assert_int_eq(open_edited_u8(counts, 3, err, sizeof err), GS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(err, "card 8 repeats the structure keyword PCOUNT"));
+    /* a keyword that is not structure may repeat; a NAXISn written otherwise is no NAXISn */
+    const char *others[] = {"OBJECT  = 'M51'", "OBJECT  = 'M51'", "COMMENT twice", "COMMENT twice",
+                            "NAXIS1 X=                   20", "NAXIS01 =                   20"};
+    ck_assert_msg(open_edited_u8(others, 6, err, sizeof err) == GS_OK, "%s", err);
 }
 END_TEST
 

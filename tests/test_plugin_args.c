@@ -63,7 +63,8 @@ START_TEST(smooth_axes_refuses_bad_arguments)
 END_TEST
 
 /* Windows one row over the limit, by each of its three parts, are refused before any row
- * is read (the buffers hold 3 rows); the limit itself is GS_PLUGIN_MAX_WINDOW_ROWS. */
+ * is read (the buffers hold 3 rows); the limit's value is checked too. A window of exactly
+ * the limit is not tried: it would need 2^31 rows of memory. */
 START_TEST(smooth_axes_refuses_a_window_over_the_limit)
 {
     char err[ERR_LEN];
