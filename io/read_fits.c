@@ -578,11 +578,11 @@ static int structure_key_id(const unsigned char *card)
     return axis ? FITS_NAMED_STRUCTURE_KEYS + axis - 1 : -1;
 }
 
-/* A card that gives the header's structure, or looks as if it meant to (NAXIS and a digit,
- * in any form): such a card must be printable. */
-static int structure_key(const unsigned char *card)
+/* A card that looks as if it meant to be NAXISn (NAXIS and a digit, in any form): like the
+ * structure keywords' cards, it must be printable. */
+static int naxis_like(const unsigned char *card)
 {
-    return structure_key_id(card) >= 0 || (memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9');
+    return memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9';
 }
 
 static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, size_t err_size)
@@ -614,7 +614,8 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                     ended = 1;
                     continue;
                 }
-                if (structure_key(card) && !card_printable(card)) {
+                const int id = structure_key_id(card);
+                if ((id >= 0 || naxis_like(card)) && !card_printable(card)) {
                     char keyword[FITS_KEYWORD + 1]; /* printable: it names the card */
                     printable_text(keyword, card, FITS_KEYWORD);
                     return gs_fail(err, err_size, GS_ERR_FORMAT, "FITS: HDU %d: card %u (%s) holds a byte "
@@ -623,7 +624,6 @@ static gs_status walk_headers(const fits_state *f, uint64_t size, char *err, siz
                 /* Each structure keyword once (the standard's rule): cfitsio reads BITPIX, NAXIS
                  * and NAXISn by position, the walk by name, and with one repeated the two took
                  * different shapes, cfitsio reading rows from outside the bytes (fuzz finding). */
-                const int id = structure_key_id(card);
                 if (id < 0) continue;
                 if (seen[id]++) {
                     char keyword[FITS_KEYWORD + 1];

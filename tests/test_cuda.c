@@ -288,20 +288,8 @@ static uint8_t *alloc_out(const image *im, uint32_t out_bits, size_t *stride)
 static gs_strip strip_of(const image *im, uint32_t y0, uint32_t rows, uint32_t out_bits,
                          uint8_t *dst, size_t dst_stride)
 {
-    gs_strip s;
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.abi_major = GS_PLUGIN_ABI_MAJOR;
-    s.abi_minor = GS_PLUGIN_ABI_MINOR;
-    s.width = im->width;
-    s.rows = rows;
-    s.in_bits = im->bits;
-    s.out_bits = out_bits;
-    s.src = im->data + (size_t)y0 * im->stride;
-    s.src_stride = im->stride;
-    s.dst = dst + (size_t)y0 * dst_stride;
-    s.dst_stride = dst_stride;
-    return s;
+    return gs_test_strip(im->data + (size_t)y0 * im->stride, im->stride, im->width, rows, im->bits,
+                         dst + (size_t)y0 * dst_stride, dst_stride, out_bits);
 }
 
 /* First differing row/column of two outputs, or -1. */

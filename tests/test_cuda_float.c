@@ -119,20 +119,7 @@ static uint8_t *alloc_out(uint32_t width, uint32_t height, uint32_t out_bits, si
 static gs_strip strip_of(const uint8_t *src, size_t src_stride, uint32_t width, uint32_t rows,
                          uint32_t in_bits, uint8_t *dst, size_t dst_stride, uint32_t out_bits)
 {
-    gs_strip s;
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.abi_major = GS_PLUGIN_ABI_MAJOR;
-    s.abi_minor = GS_PLUGIN_ABI_MINOR;
-    s.width = width;
-    s.rows = rows;
-    s.in_bits = in_bits;
-    s.out_bits = out_bits;
-    s.src = src;
-    s.src_stride = src_stride;
-    s.dst = dst;
-    s.dst_stride = dst_stride;
-    return s;
+    return gs_test_strip(src, src_stride, width, rows, in_bits, dst, dst_stride, out_bits);
 }
 
 /* Fail with the first differing row and byte of two outputs of `row_bytes` a row. */

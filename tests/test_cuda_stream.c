@@ -146,18 +146,7 @@ static void expect_untouched(const image *im, const char *what)
 
 static gs_strip strip_on(const image *im, cudaStream_t stream)
 {
-    gs_strip s;
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.abi_major = GS_PLUGIN_ABI_MAJOR;
-    s.abi_minor = GS_PLUGIN_ABI_MINOR;
-    s.width = im->width;
-    s.rows = im->height;
-    s.in_bits = s.out_bits = 8;
-    s.src = im->d_src;
-    s.src_stride = im->width;
-    s.dst = im->d_dst;
-    s.dst_stride = im->width;
+    gs_strip s = gs_test_strip(im->d_src, im->width, im->width, im->height, 8, im->d_dst, im->width, 8);
     s.stream = stream ? (void *)stream : GS_CUDA_STREAM_LEGACY;
     return s;
 }

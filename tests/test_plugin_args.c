@@ -22,17 +22,7 @@ static uint8_t g_src[ROWS * WIDTH], g_dst[ROWS * WIDTH];
 
 static gs_strip good_strip(void)
 {
-    gs_strip s;
-    memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.abi_major = GS_PLUGIN_ABI_MAJOR;
-    s.abi_minor = GS_PLUGIN_ABI_MINOR;
-    s.width = WIDTH;
-    s.rows = ROWS;
-    s.in_bits = s.out_bits = 8;
-    s.src = g_src, s.src_stride = WIDTH;
-    s.dst = g_dst, s.dst_stride = WIDTH;
-    return s;
+    return gs_test_strip(g_src, WIDTH, WIDTH, ROWS, 8, g_dst, WIDTH, 8);
 }
 
 /* A refusal as invalid, with a reason of one line that contains `why`. */
