@@ -12,7 +12,8 @@
  * side absorb exactly that. Rows enter kWalkUnroll at a time, one vector a thread a row,
  * before the passes run over them; 8 and 16-bit rows are copied into shared memory two
  * batches ahead (StagedRows), so the memory system stays busy while the passes run. Only the
- * batches at a window's ends check bounds and use the two-term mean.
+ * batches at a window's ends check bounds and use the two-term mean. Plain 8-bit rows keep
+ * level 0 as packed integer words (PackedLevel0), so the first pass sums two columns an add.
  */
 #ifndef GS_CUDA_COLUMN_WALK_CUH
 #define GS_CUDA_COLUMN_WALK_CUH
@@ -24,6 +25,7 @@
 
 #include "fast_arith.cuh"
 #include "launch_common.cuh"
+#include "packed_passes.cuh"
 #include "sample_io.cuh"
 #include "stencil_math.h"
 
@@ -58,11 +60,16 @@ template <> struct Vec<uint8_t, 2> { using type = uchar2; };
 template <> struct Vec<uint16_t, 2> { using type = ushort2; };
 template <> struct Vec<float, 2> { using type = float2; };
 
-/* A vector's C samples as floats. */
+/* A vector's C samples as floats (a word: its 4 bytes, the lowest first). */
 template <typename V, int C> __device__ __forceinline__ void vec_floats(const V &q, float (&out)[C])
 {
-    out[0] = (float)q.x, out[1] = (float)q.y;
-    if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
+    if constexpr (std::is_same<V, uint32_t>::value) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] = (float)((q >> (8 * c)) & 0xffu);
+    } else {
+        out[0] = (float)q.x, out[1] = (float)q.y;
+        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
+    }
 }
 
 /* The C values from column x (below width) of a row of `width` samples, those inside it;
@@ -114,10 +121,16 @@ template <typename T, int C> __device__ __forceinline__ uint32_t row_vector_byte
     return (x + C <= width ? C : width - x) * (uint32_t)sizeof(T);
 }
 
+/* A plain walk's vector of C samples of Tin as loaded: 4 bytes as one word, which level 0
+ * takes apart as packed words (PackedLevel0; a uchar4 made the compiler move each byte
+ * alone). */
+template <typename Tin, int C> struct LoadedVec { using type = typename Vec<Tin, C>::type; };
+template <> struct LoadedVec<uint8_t, 4> { using type = uint32_t; };
+
 /* The rows of a plain column walk: C samples of type Tin from column x (a multiple of C,
  * below width), as loaded. */
 template <typename Tin, int C> struct LoadedRows {
-    using Raw = typename Vec<Tin, C>::type;
+    using Raw = typename LoadedVec<Tin, C>::type;
     uint32_t x, width;
     /* one vector when all C samples lie in the row (rows are 16-byte aligned), else one by
      * one, 0 past the row's end */
@@ -128,7 +141,8 @@ template <typename Tin, int C> struct LoadedRows {
         Tin s[C];
 #pragma unroll
         for (int c = 0; c < C; ++c) s[c] = x + c < width ? p[c] : Tin(0);
-        if constexpr (C == 4) return Raw{s[0], s[1], s[2], s[3]};
+        if constexpr (std::is_same<Raw, uint32_t>::value) return s[0] | s[1] << 8 | s[2] << 16 | (uint32_t)s[3] << 24;
+        else if constexpr (C == 4) return Raw{s[0], s[1], s[2], s[3]};
         else return Raw{s[0], s[1]};
     }
     /* the same when all C samples lie in the row */
@@ -137,9 +151,30 @@ template <typename Tin, int C> struct LoadedRows {
     /* the bytes of a row's vector inside the row, and where they start */
     __device__ __forceinline__ uint32_t row_bytes() const { return row_vector_bytes<Tin, C>(x, width); }
     __device__ __forceinline__ size_t row_offset() const { return (size_t)x * sizeof(Tin); }
-    /* the row as it enters the walk: as loaded */
+    /* the row as it enters the walk: as loaded (8-bit rows enter as packed words instead) */
     __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const { vec_floats<Raw, C>(r, out); }
 };
+
+/*
+ * Level 0 of a walk over plain 8-bit rows of 4 columns, as two packed integer words a row
+ * (even_bytes: columns 0 and 2 in the low and high halves, odd_bytes: 1 and 3): the first
+ * pass's sum of three rows is one integer add for two columns, and a half converts to float
+ * in one instruction (I2F.U16 selects the high half itself). Its bits are the float walk's:
+ * sums of three integers below 768 are exact in float, so (float)(a + b + c) is sum3 of the
+ * three as floats. Taking each byte out of the staged word to float cost three instructions
+ * (a byte permute, a mask and a conversion) and the sum two float adds: 75 of a K=10 batch's
+ * 1064 (docs/performance.md). The window's ends convert each half alone for
+ * column_step.
+ */
+template <class Rows> struct PackedLevel0 : std::false_type {};
+template <> struct PackedLevel0<LoadedRows<uint8_t, 4>> : std::true_type {};
+
+/* Column c (0 to 3) of a packed level-0 pair `w` (even, odd words), as a float. */
+__device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
+{
+    const uint32_t word = w[c % 2];
+    return (float)(c < 2 ? word & 0xffffu : word >> 16);
+}
 
 /*
  * One batch of kWalkUnroll rows y .. y + kWalkUnroll - 1 through every level. Level j's row t
@@ -148,12 +183,13 @@ template <typename Tin, int C> struct LoadedRows {
  * rows). kInterior: every row of the batch is inside the window and every row a level
  * computes is neither of its ends, so no bounds or end checks run (most batches). The
  * batch's rows are in[] (Rows::zero() from w1 on, outside interior batches), each entering
- * level 0 through rows.enter(raw, floats), on every lane of a warp alike. The thread stores
+ * level 0 through rows.enter(raw, floats) (or as packed words into p0: PackedLevel0), on
+ * every lane of a warp alike. The thread stores
  * its columns from x when `stores`. kStoresAll (an interior batch whose output rows all lie
  * in the segment): the batch steps one output row pointer and stores with no row tests.
  */
 template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, int C, class Rows>
-__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows &rows,
+__device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (&p0)[3][2], const Rows &rows,
                                              const typename Rows::Raw (&in)[kWalkUnroll], char *dst,
                                              size_t dst_pitch, uint32_t x, bool stores,
                                              uint32_t width, uint32_t y, uint32_t w0, uint32_t w1,
@@ -166,15 +202,35 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], const Rows
         const uint32_t yy = y + u;
         if (!kInterior && yy >= w1 + K) break;
         /* rows past the window's end enter as zeros and are never read as values */
-        rows.enter(in[u], v[0][u % 3]);
+        constexpr bool kPacked = PackedLevel0<Rows>::value;
+        if constexpr (kPacked) {
+            p0[u % 3][0] = even_bytes(in[u]), p0[u % 3][1] = odd_bytes(in[u]);
+        } else {
+            rows.enter(in[u], v[0][u % 3]);
+        }
 #pragma unroll
         for (int j = 1; j <= K; ++j) {
             /* level j's row yy - j from level j-1's rows yy-j-1, yy-j, yy-j+1; slots are
              * taken mod 3 of (u - j + offsets), kept non-negative */
             constexpr int base = 3 * (K + 2);
-            float *up = v[j - 1][(u - j - 1 + base) % 3], *mid = v[j - 1][(u - j + base) % 3];
-            float *down = v[j - 1][(u - j + 1 + base) % 3], *out = v[j][(u - j + base) % 3];
+            const int s_up = (u - j - 1 + base) % 3, s_mid = (u - j + base) % 3, s_down = (u - j + 1 + base) % 3;
+            float *up = v[j - 1][s_up], *mid = v[j - 1][s_mid], *down = v[j - 1][s_down];
+            float *out = v[j][s_mid];
             const uint32_t t = yy - j - w0; /* rows outside [w0, w1) are never read as values */
+            if (kPacked && j == 1) {
+                const uint32_t(&pu)[2] = p0[s_up], (&pm)[2] = p0[s_mid], (&pd)[2] = p0[s_down];
+                if constexpr (kInterior) {
+                    const uint32_t sums[2] = {pu[0] + pm[0] + pd[0], pu[1] + pm[1] + pd[1]};
+#pragma unroll
+                    for (int c = 0; c < C; ++c) out[c] = Div::div3(packed_column(sums, c));
+                } else {
+#pragma unroll
+                    for (int c = 0; c < C; ++c)
+                        out[c] = column_step<Div>(packed_column(pu, c), packed_column(pm, c),
+                                                  packed_column(pd, c), t, w1 - w0);
+                }
+                continue;
+            }
 #pragma unroll
             for (int c = 0; c < C; ++c)
                 out[c] = kInterior ? column_mean3<Div>(up[c], mid[c], down[c])
@@ -341,6 +397,7 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         float v[K + 1][3][C];
+        uint32_t p0[3][2] = {}; /* level 0 where PackedLevel0, else unused */
 #pragma unroll
         for (int j = 0; j <= K; ++j)
 #pragma unroll
@@ -388,7 +445,7 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
                         else in[u] = in_rows.load(src + (size_t)(y + u) * src_pitch);
                     }
                 }
-                column_batch<K, Tout, Div, kInterior, kStoresAll, C>(v, in_rows, in, dst, dst_pitch, x, stores,
+                column_batch<K, Tout, Div, kInterior, kStoresAll, C>(v, p0, in_rows, in, dst, dst_pitch, x, stores,
                                                                      width, y, w0, w1, s0, s1, above);
             };
             /* float32 rows: an interior batch whose output rows y - K .. y + kWalkUnroll - 1 - K

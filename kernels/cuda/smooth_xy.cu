@@ -146,11 +146,12 @@ __device__ __forceinline__ void row_sums(const uint32_t (&p)[8], uint32_t (&q)[2
 }
 
 /* *p = v where `store` holds, as one predicated store: written as a branch, the compiler
- * moves the rounding into it, and a row pays for the branch (3 instructions). */
+ * moves the rounding into it, and a row pays for the branch (3 instructions). p, a generic
+ * pointer into global memory, is converted for st.global, which takes a global address. */
 __device__ __forceinline__ void store_word_if(bool store, char *p, uint32_t v)
 {
     asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.u32 [%1], %2;\n\t}"
-                 ::"r"((uint32_t)store), "l"(p), "r"(v)
+                 ::"r"((uint32_t)store), "l"(__cvta_generic_to_global(p)), "r"(v)
                  : "memory");
 }
 
