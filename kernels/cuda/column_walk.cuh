@@ -203,6 +203,7 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (
         if (!kInterior && yy >= w1 + K) break;
         /* rows past the window's end enter as zeros and are never read as values */
         constexpr bool kPacked = PackedLevel0<Rows>::value;
+        static_assert(!kPacked || C == 4, "packed level 0 holds 4 columns in two words");
         if constexpr (kPacked) {
             p0[u % 3][0] = even_bytes(in[u]), p0[u % 3][1] = odd_bytes(in[u]);
         } else {
