@@ -60,16 +60,11 @@ template <> struct Vec<uint8_t, 2> { using type = uchar2; };
 template <> struct Vec<uint16_t, 2> { using type = ushort2; };
 template <> struct Vec<float, 2> { using type = float2; };
 
-/* A vector's C samples as floats (a word: its 4 bytes, the lowest first). */
+/* A vector's C samples as floats. */
 template <typename V, int C> __device__ __forceinline__ void vec_floats(const V &q, float (&out)[C])
 {
-    if constexpr (std::is_same<V, uint32_t>::value) {
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] = (float)((q >> (8 * c)) & 0xffu);
-    } else {
-        out[0] = (float)q.x, out[1] = (float)q.y;
-        if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
-    }
+    out[0] = (float)q.x, out[1] = (float)q.y;
+    if constexpr (C == 4) out[2] = (float)q.z, out[3] = (float)q.w;
 }
 
 /* The C values from column x (below width) of a row of `width` samples, those inside it;
@@ -136,13 +131,13 @@ template <typename Tin, int C> struct LoadedRows {
      * one, 0 past the row's end */
     __device__ __forceinline__ Raw load(const char *row) const
     {
+        static_assert(!std::is_same<Raw, uint32_t>::value, "8-bit rows are staged, not loaded one by one");
         const Tin *p = (const Tin *)row + x;
         if (x + C <= width) return load_whole(row);
         Tin s[C];
 #pragma unroll
         for (int c = 0; c < C; ++c) s[c] = x + c < width ? p[c] : Tin(0);
-        if constexpr (std::is_same<Raw, uint32_t>::value) return s[0] | s[1] << 8 | s[2] << 16 | (uint32_t)s[3] << 24;
-        else if constexpr (C == 4) return Raw{s[0], s[1], s[2], s[3]};
+        if constexpr (C == 4) return Raw{s[0], s[1], s[2], s[3]};
         else return Raw{s[0], s[1]};
     }
     /* the same when all C samples lie in the row */
@@ -151,8 +146,12 @@ template <typename Tin, int C> struct LoadedRows {
     /* the bytes of a row's vector inside the row, and where they start */
     __device__ __forceinline__ uint32_t row_bytes() const { return row_vector_bytes<Tin, C>(x, width); }
     __device__ __forceinline__ size_t row_offset() const { return (size_t)x * sizeof(Tin); }
-    /* the row as it enters the walk: as loaded (8-bit rows enter as packed words instead) */
-    __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const { vec_floats<Raw, C>(r, out); }
+    /* the row as it enters the walk: as loaded */
+    __device__ __forceinline__ void enter(const Raw &r, float (&out)[C]) const
+    {
+        static_assert(!std::is_same<Raw, uint32_t>::value, "8-bit rows enter as packed words (PackedLevel0)");
+        vec_floats<Raw, C>(r, out);
+    }
 };
 
 /*
