@@ -162,8 +162,7 @@ template <typename Tin, int C> struct LoadedRows {
  * sums of three integers below 768 are exact in float, so (float)(a + b + c) is sum3 of the
  * three as floats. Taking each byte out of the staged word to float cost three instructions
  * (a byte permute, a mask and a conversion) and the sum two float adds: 75 of a K=10 batch's
- * 1064 (docs/performance.md). The window's ends convert each half alone for
- * column_step.
+ * 1064 (docs/performance.md). The window's ends convert each half alone for column_step.
  */
 template <class Rows> struct PackedLevel0 : std::false_type {};
 template <> struct PackedLevel0<LoadedRows<uint8_t, 4>> : std::true_type {};
@@ -183,8 +182,8 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
  * computes is neither of its ends, so no bounds or end checks run (most batches). The
  * batch's rows are in[] (Rows::zero() from w1 on, outside interior batches), each entering
  * level 0 through rows.enter(raw, floats) (or as packed words into p0: PackedLevel0), on
- * every lane of a warp alike. The thread stores
- * its columns from x when `stores`. kStoresAll (an interior batch whose output rows all lie
+ * every lane of a warp alike. The thread stores its columns from x when `stores`.
+ * kStoresAll (an interior batch whose output rows all lie
  * in the segment): the batch steps one output row pointer and stores with no row tests.
  */
 template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, int C, class Rows>
