@@ -68,13 +68,14 @@ template <typename V, int C> __device__ __forceinline__ void vec_floats(const V 
 }
 
 /* The C values from column x (below width) of a row of `width` samples, those inside it;
- * floats are stored as Div stores them (NaN canonical for float32 samples). */
-template <typename T, class Div, int C>
+ * floats are stored as Div stores them (NaN canonical for float32 samples). kWhole: the
+ * caller knows all C lie in the row (no test, and no branch around the partial store). */
+template <typename T, class Div, int C, bool kWhole = false>
 __device__ __forceinline__ void store_cols(char *row, uint32_t x, uint32_t width,
                                            const float (&v)[C])
 {
     T *p = (T *)row + x;
-    if (x + C <= width) {
+    if (kWhole || x + C <= width) {
         /* ReciprocalFma's rounding leaves each sample in its word's low bits */
         if constexpr (sizeof(T) == 4 && C == 2) {
             *(float2 *)p = make_float2(Div::stored(v[0]), Div::stored(v[1]));
@@ -182,11 +183,13 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
  * computes is neither of its ends, so no bounds or end checks run (most batches). The
  * batch's rows are in[] (Rows::zero() from w1 on, outside interior batches), each entering
  * level 0 through rows.enter(raw, floats) (or as packed words into p0: PackedLevel0), on
- * every lane of a warp alike. The thread stores its columns from x when `stores`.
- * kStoresAll (an interior batch whose output rows all lie
- * in the segment): the batch steps one output row pointer and stores with no row tests.
+ * every lane of a warp alike. The thread stores its columns from x when `stores`. kStoresAll
+ * (an interior batch whose output rows all lie in the segment): the batch steps one output
+ * row pointer and stores with no row tests; kWholeStores (with it): the thread's C columns
+ * all lie in the row, so no column test either.
  */
-template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, int C, class Rows>
+template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, bool kWholeStores, int C,
+          class Rows>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (&p0)[3][2], const Rows &rows,
                                              const typename Rows::Raw (&in)[kWalkUnroll], char *dst,
                                              size_t dst_pitch, uint32_t x, bool stores,
@@ -194,6 +197,8 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (
                                              uint32_t s0, uint32_t s1, uint32_t above)
 {
     static_assert(kInterior || !kStoresAll, "only interior batches store every row");
+    static_assert(kStoresAll || !kWholeStores,
+                  "only batches that store every row skip the column test");
     char *out_row = kStoresAll ? dst + (size_t)(y - K - above) * dst_pitch : nullptr;
 #pragma unroll
     for (int u = 0; u < kWalkUnroll; ++u) {
@@ -238,7 +243,7 @@ __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (
         const uint32_t t = yy - K;
         const float(&result)[C] = v[K][(u - K + 3 * K) % 3];
         if constexpr (kStoresAll) {
-            if (stores) store_cols<Tout, Div>(out_row, x, width, result);
+            if (stores) store_cols<Tout, Div, C, kWholeStores>(out_row, x, width, result);
             out_row += dst_pitch;
         } else if (stores && (kInterior || yy >= w0 + K) && t >= s0 && t < s1) {
             store_cols<Tout, Div>(dst + (size_t)(t - above) * dst_pitch, x, width, result);
@@ -390,6 +395,7 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
     const uint32_t above = out.above;
     StagedRows<Raw> staged(src, src_pitch, in_rows.row_offset(), in_rows.row_bytes());
     const bool whole_loads = in_rows.row_bytes() == sizeof(Raw);
+    const bool whole_stores = x + C <= width; /* the thread's C output columns lie in the row */
     for (uint32_t seg = blockIdx.y; seg < out.segs; seg += gridDim.y) {
         uint32_t s0, s1;
         segment_rows(out, seg, s0, s1);
@@ -416,9 +422,10 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
              * compute, y - K - w0 .. y + kWalkUnroll - 2 - w0, are neither window end */
             const bool interior =
                 (free_start || y >= w0 + K + 1) && (free_end || y + kWalkUnroll + 1 <= w1);
-            auto batch = [&](auto interior_tag, auto stores_all_tag) {
+            auto batch = [&](auto interior_tag, auto stores_all_tag, auto whole_tag) {
                 constexpr bool kInterior = decltype(interior_tag)::value;
                 constexpr bool kStoresAll = decltype(stores_all_tag)::value;
+                constexpr bool kWholeStores = decltype(whole_tag)::value;
                 Raw in[kWalkUnroll];
                 if constexpr (kStaged) {
 #pragma unroll
@@ -444,19 +451,33 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
                         else in[u] = in_rows.load(src + (size_t)(y + u) * src_pitch);
                     }
                 }
-                column_batch<K, Tout, Div, kInterior, kStoresAll, C>(v, p0, in_rows, in, dst, dst_pitch, x, stores,
-                                                                     width, y, w0, w1, s0, s1, above);
+                column_batch<K, Tout, Div, kInterior, kStoresAll, kWholeStores, C>(
+                    v, p0, in_rows, in, dst, dst_pitch, x, stores, width, y, w0, w1, s0, s1, above);
             };
             /* float32 rows: an interior batch whose output rows y - K .. y + kWalkUnroll - 1 - K
              * all lie in the segment stores them without row tests (the staged walks do not:
-             * 2-5% slower there, 8 bytes spilled in the u8 K=10 walk) */
-            const bool stores_all = !kStaged && interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
-            if (stores_all)
-                batch(std::true_type{}, std::true_type{});
-            else if (interior)
-                batch(std::true_type{}, std::false_type{});
-            else
-                batch(std::false_type{}, std::false_type{});
+             * 2-5% slower there, 8 bytes spilled in the u8 K=10 walk), and, where the thread's
+             * columns all lie in the row (all but a row's last thread), without the column
+             * test: its branch around the partial store took 3 of a row's 94 instructions in
+             * u8 xy K=10's columns (BSSY, BRA, BSYNC) */
+            using T = std::true_type;
+            using F = std::false_type;
+            if constexpr (!kStaged) {
+                const bool stores_all = interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
+                if (stores_all && whole_stores)
+                    batch(T{}, T{}, T{});
+                else if (stores_all)
+                    batch(T{}, T{}, F{});
+                else if (interior)
+                    batch(T{}, F{}, F{});
+                else
+                    batch(F{}, F{}, F{});
+            } else {
+                if (interior)
+                    batch(T{}, F{}, F{});
+                else
+                    batch(F{}, F{}, F{});
+            }
             if constexpr (kStaged) staged.done();
         }
         /* copies past the last batch may still be in flight: the thread's next segment
