@@ -188,8 +188,8 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
  * row pointer and stores with no row tests; kWholeStores (with it): the thread's C columns
  * all lie in the row, so no column test either.
  */
-template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, bool kWholeStores, int C,
-          class Rows>
+template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, bool kWholeStores,
+          int C, class Rows>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (&p0)[3][2], const Rows &rows,
                                              const typename Rows::Raw (&in)[kWalkUnroll], char *dst,
                                              size_t dst_pitch, uint32_t x, bool stores,
