@@ -462,22 +462,15 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
              * u8 xy K=10's columns (BSSY, BRA, BSYNC) */
             using T = std::true_type;
             using F = std::false_type;
-            if constexpr (!kStaged) {
-                const bool stores_all = interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
-                if (stores_all && whole_stores)
-                    batch(T{}, T{}, T{});
-                else if (stores_all)
-                    batch(T{}, T{}, F{});
-                else if (interior)
-                    batch(T{}, F{}, F{});
-                else
-                    batch(F{}, F{}, F{});
-            } else {
-                if (interior)
-                    batch(T{}, F{}, F{});
-                else
-                    batch(F{}, F{}, F{});
-            }
+            const bool stores_all = !kStaged && interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
+            if (stores_all && whole_stores)
+                batch(T{}, T{}, T{});
+            else if (stores_all)
+                batch(T{}, T{}, F{});
+            else if (interior)
+                batch(T{}, F{}, F{});
+            else
+                batch(F{}, F{}, F{});
             if constexpr (kStaged) staged.done();
         }
         /* copies past the last batch may still be in flight: the thread's next segment
