@@ -27,7 +27,7 @@ add_test(NAME damaged_corpus
 set_tests_properties(damaged_corpus PROPERTIES LABELS "robust" FIXTURES_SETUP damaged_corpus)
 
 add_executable(test_damaged ${GS_ROBUST_TESTS_DIR}/test_damaged.c)
-target_link_libraries(test_damaged PRIVATE gs_test_limited PkgConfig::CHECK)
+target_link_libraries(test_damaged PRIVATE gs_test_limited gs_test_support PkgConfig::CHECK)
 add_test(NAME damaged COMMAND $<TARGET_FILE:test_damaged> $<TARGET_FILE:gsmooth> ${GS_DAMAGED_DIR})
 set_tests_properties(damaged PROPERTIES LABELS "robust" FIXTURES_REQUIRED damaged_corpus
   TIMEOUT 180 ENVIRONMENT "GSMOOTH_BACKEND=;GSMOOTH_PLUGIN_PATH=")
@@ -36,7 +36,7 @@ add_executable(test_faults ${GS_ROBUST_TESTS_DIR}/test_faults.c)
 # backends/plugin_loader.h: the auto threshold the fallback test must reach.
 target_include_directories(test_faults PRIVATE ${GS_ROBUST_ROOT}/backends)
 target_link_libraries(test_faults PRIVATE gs_plugin_abi gs_common gs_backends)
-target_link_libraries(test_faults PRIVATE gs_test_limited PkgConfig::CHECK ZLIB::ZLIB)
+target_link_libraries(test_faults PRIVATE gs_test_limited gs_test_support PkgConfig::CHECK ZLIB::ZLIB)
 add_test(NAME faults COMMAND $<TARGET_FILE:test_faults> $<TARGET_FILE:gsmooth>
   ${GS_ROBUST_TESTS_DIR}/golden $<TARGET_FILE:test_plugin_abi_major2>
   $<TARGET_FILE:test_plugin_no_entry> $<TARGET_FILE:test_plugin_fault_unavailable>

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <check.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "image_io.h"
+#include "scratch_dir.h"
 
 /*
  * The expected gray of every pixel is computed here from what the test put in the file,
@@ -47,25 +47,6 @@ static char scratch[SCRATCH_SIZE];
 
 /* ---- scratch directory ---- */
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[PATH_MAX];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static void setup(void)
 {
     int n = snprintf(scratch, sizeof scratch, "%s/test_XXXXXX", root);
@@ -75,7 +56,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    remove_tree(scratch);
+    gs_test_remove_tree(scratch);
 }
 
 static const char *in_scratch(const char *name)
@@ -951,6 +932,7 @@ int main(void)
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
-    remove_tree(root);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    /* files left behind fail the run: a suite cleans up after itself */
+    const int left = gs_test_remove_tree(root) != 0;
+    return failed == 0 && !left ? EXIT_SUCCESS : EXIT_FAILURE;
 }

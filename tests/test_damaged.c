@@ -15,6 +15,7 @@
 
 #include "test_files.h"
 #include "run_limited.h"
+#include "scratch_dir.h"
 
 /*
  * The contract for a bad input (README, "Exit codes"): exit 1; exactly one stderr line, and
@@ -272,14 +273,7 @@ static void setup(void)
 }
 
 /* A forked test that fails ends before its teardown: main removes suite_dir as well. */
-static void remove_tree(const char *dir)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
-static void teardown(void) { remove_tree(scratch); }
+static void teardown(void) { gs_test_remove_tree(scratch); }
 
 START_TEST(damaged_corpus)
 {
@@ -392,6 +386,7 @@ int main(int argc, char **argv)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(suite_dir);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    /* files left behind fail the run: a suite cleans up after itself */
+    const int left = gs_test_remove_tree(suite_dir) != 0;
+    return failed || left ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -23,6 +23,7 @@
 #include "test_files.h"
 #include "plugin_loader.h" /* GS_AUTO_CUDA_WORK_PER_CORE */
 #include "run_limited.h"
+#include "scratch_dir.h"
 #include "usable_cpus.h"
 
 /*
@@ -310,19 +311,12 @@ static void setup(void)
 
 /* A forked test that fails ends before its teardown: main removes suite_dir as well (its
  * mounts went with the test's process, or go with the namespace). */
-static void remove_tree(const char *dir)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 static void teardown(void)
 {
     static const char *const mounts[] = {"full", "ro"};
     for (size_t i = 0; i < sizeof mounts / sizeof *mounts; ++i)
         umount2(tmp(mounts[i]), MNT_DETACH); /* most tests mounted nothing */
-    remove_tree(scratch);
+    gs_test_remove_tree(scratch);
 }
 
 /* ---- output faults ---- */
@@ -682,7 +676,7 @@ int main(int argc, char **argv)
     if (write_gray_png(gen("noise.png"), GS_NOISE_SIDE, 1) != 0 ||
         write_gray_png(gen("big.png"), GS_BIG_SIDE, 0) != 0 ||
         write_gray_png(gen("auto.png"), GS_AUTO_SIDE, 0) != 0) {
-        remove_tree(suite_dir);
+        gs_test_remove_tree(suite_dir);
         return EXIT_FAILURE;
     }
 
@@ -712,6 +706,7 @@ int main(int argc, char **argv)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
 
-    remove_tree(suite_dir);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    /* files left behind fail the run: a suite cleans up after itself */
+    const int left = gs_test_remove_tree(suite_dir) != 0;
+    return failed || left ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -19,6 +19,7 @@
 #include "background_sync.h"
 #include "image_io.h"
 #include "io_internal.h"
+#include "scratch_dir.h"
 #include "tiff_io.h"
 
 #define ERR_SIZE 256
@@ -32,25 +33,6 @@ static char scratch[SCRATCH_SIZE]; /* this test's directory, from mkdtemp */
 
 /* ---- scratch directory ---- */
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[PATH_MAX];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static void setup(void)
 {
     int n = snprintf(scratch, sizeof scratch, "%s/test_XXXXXX", root);
@@ -60,7 +42,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    remove_tree(scratch);
+    gs_test_remove_tree(scratch);
 }
 
 /* scratch/name in a static buffer (one of a few, so two can be live at once). */
@@ -1415,6 +1397,7 @@ int main(void)
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
-    remove_tree(root);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    /* files left behind fail the run: a suite cleans up after itself */
+    const int left = gs_test_remove_tree(root) != 0;
+    return failed == 0 && !left ? EXIT_SUCCESS : EXIT_FAILURE;
 }

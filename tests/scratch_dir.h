@@ -1,0 +1,14 @@
+/* scratch_dir.h: removing a suite's temporary directory tree. */
+/* Shared by the suites that write files: each makes its directory with mkdtemp and removes
+ * it with this, in main as well as in teardown, since a forked test that fails never
+ * reaches its teardown. */
+
+#ifndef GS_TEST_SCRATCH_DIR_H
+#define GS_TEST_SCRATCH_DIR_H
+
+/* Remove `dir` and everything below it, depth first, without following symbolic links (a
+ * test may leave a link to a file outside). Returns 0, or -1 if anything stayed, saying so on
+ * stderr (it removes what it can). A directory that does not exist is already removed: 0. */
+int gs_test_remove_tree(const char *dir);
+
+#endif /* GS_TEST_SCRATCH_DIR_H */
