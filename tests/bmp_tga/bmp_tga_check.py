@@ -29,7 +29,7 @@ except ImportError:
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
-from image_files import read_pgm  # noqa: E402
+from image_files import Checks, read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
 NARROW = range(1, 10)       # 1..9: every padding of every BMP bit depth
@@ -38,16 +38,7 @@ WIDE = (4095, 4097)         # the readers decode rows in chunks of 4096 pixels
 COLOUR_NOTE = "colour converted"
 ALPHA_NOTE = "alpha channel dropped"
 
-failures = []
-passed = 0
-
-
-def check(case, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{case}: {detail}")
+check = Checks()
 
 
 def picture(rng, h, w, channels):
@@ -158,10 +149,7 @@ def main():
                     check(f"OpenCV encodes {w}x{h}", ok)
                     compare(gsmooth, tmp, f"OpenCV BMP {channels}-channel {w}x{h}", buf.tobytes(),
                             channels == 3, False)
-    for line in failures[:40]:
-        print("FAIL " + line)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report("bmp_tga_check")
 
 
 if __name__ == "__main__":

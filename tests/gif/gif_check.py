@@ -32,19 +32,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "external"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import imagegen  # noqa: E402
 from check_external import pil_gray  # noqa: E402  the corpus check's PIL reading (first frame)
-from image_files import differs, read_pgm  # noqa: E402
+from image_files import Checks, differs, read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
-failures = []
-passed = 0
-
-
-def check(case, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{case}: {detail}")
+check = Checks()
 
 
 # ---- GIF blocks: enough of the format to take PIL's files apart and put them together ----
@@ -311,10 +302,7 @@ def main():
         for name, data, indices, notes in cases():
             check_case(gsmooth, tmp, name, data, indices, notes)
         check_limits_and_truncation(gsmooth, tmp)
-    for f in failures:
-        print("FAIL", f)
-    print(f"gif_check: {passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report("gif_check")
 
 
 if __name__ == "__main__":

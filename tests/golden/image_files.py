@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""image_files.py: reads what gsmooth writes into arrays, for the golden scripts.
+"""image_files.py: reads what gsmooth writes into arrays, for the golden and check scripts.
 
-PNG through PIL or OpenCV, PGM parsed here, NPY through numpy.
+PNG through PIL or OpenCV, PGM parsed here, NPY through numpy; the check scripts' tally
+(Checks) and their comparison of sample arrays (differs).
 """
 import numpy as np
 
@@ -46,9 +47,32 @@ def read_output(path):
     return np.asarray(im).astype(np.int64), (1 << bits) - 1
 
 
+class Checks:
+    """A check script's tally: call it with (case, ok, detail) for each check; report()
+    prints the failures and the counts and gives the exit status."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failures = []
+
+    def __call__(self, case, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(f"{case}: {detail}")
+
+    def report(self, name, more=""):
+        for line in self.failures[:40]:
+            print("FAIL", line)
+        print(f"{name}: {self.passed} passed, {len(self.failures)} failed{more}")
+        return 1 if self.failures else 0
+
+
 def differs(got, want):
     """'' when the two sample arrays are equal, else how they differ (shape, or the count and
-    the first differing sample)."""
+    the first differing sample; got None: no output)."""
+    if got is None:
+        return "no output"
     if got.shape != want.shape:
         return f"shape {got.shape}, want {want.shape}"
     bad = np.argwhere(got != want)

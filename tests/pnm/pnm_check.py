@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import imagegen  # noqa: E402
-from image_files import read_pgm  # noqa: E402
+from image_files import Checks, differs, read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
 # The reader's buffer sizes (io/source.c SOURCE_BUFFER_SIZE, a file's and a stream's
@@ -29,26 +29,7 @@ STREAM_BUFFER = 64 << 10
 TEXT_CHUNK = 64 << 10
 FILE_BUFFER = 1 << 20
 
-failures = []
-passed = 0
-
-
-def check(case, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{case}: {detail}")
-
-
-def differs(got, want):
-    if got.shape != want.shape:
-        return f"shape {got.shape}, want {want.shape}"
-    diff = np.argwhere(got != want)
-    if len(diff) == 0:
-        return ""
-    y, x = diff[0]
-    return f"{len(diff)} samples differ, first at row {y} column {x}: got {got[y, x]}, want {want[y, x]}"
+check = Checks()
 
 
 # ---- the rule, in numpy: scaled to the full range of 8 or 16 bits, rounded halves up ----
@@ -261,10 +242,7 @@ def main():
         for name, data, truth, bits in cases(rng) + boundary_cases(rng):
             check_case(gsmooth, tmp, name, data, truth, bits)
         check_refusals(gsmooth, tmp)
-    for f in failures:
-        print("FAIL", f)
-    print(f"pnm_check: {passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report("pnm_check")
 
 
 if __name__ == "__main__":

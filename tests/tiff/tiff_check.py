@@ -32,33 +32,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import imagegen  # noqa: E402
-from image_files import read_pgm  # noqa: E402
+from image_files import Checks, differs, read_pgm  # noqa: E402
 from reference import integral, luma, smooth  # noqa: E402
 
-failures = []
-passed = 0
-
-
-def check(case, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{case}: {detail}")
+check = Checks()
 
 
 def run(gsmooth, args, stdin=None):
     return subprocess.run([gsmooth, *args], input=stdin, capture_output=True)
-
-
-def differs(got, want):
-    if got.shape != want.shape:
-        return f"shape {got.shape}, want {want.shape}"
-    diff = np.argwhere(got != want)
-    if len(diff) == 0:
-        return ""
-    y, x = diff[0]
-    return f"{len(diff)} samples differ, first at row {y} column {x}: got {got[y, x]}, want {want[y, x]}"
 
 
 def decode(gsmooth, src, tmp, pipe=False):
@@ -671,10 +652,7 @@ def main():
         check_levels(gsmooth, tmp)
         check_refusals(gsmooth, tmp)
         check_limits_and_pipe(gsmooth, tmp)
-    for f in failures:
-        print("FAIL", f)
-    print(f"tiff_check: {passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return check.report("tiff_check")
 
 
 if __name__ == "__main__":

@@ -33,19 +33,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import imagegen  # noqa: E402
-from image_files import differs, read_pgm  # noqa: E402
+from image_files import Checks, differs, read_pgm  # noqa: E402
 from reference import luma  # noqa: E402
 
 GSMOOTH = sys.argv[1]
-failures, passed = [], 0
-
-
-def check(case, ok, detail=""):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(f"{case}: {detail}")
+check = Checks()
 
 
 def gray_of_rgb(rgb):
@@ -187,10 +179,7 @@ def main():
         check("--max-pixels", r.returncode == 1 and "4032" in err and err.count("\n") == 1, err)
     finally:
         shutil.rmtree(work)
-    for f in failures:
-        print("FAIL:", f)
-    print(f"webp_check: {passed} checks passed, {len(failures)} failed, over {files} files")
-    sys.exit(1 if failures else 0)
+    sys.exit(check.report("webp_check", f", over {files} files"))
 
 
 if __name__ == "__main__":
