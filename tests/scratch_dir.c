@@ -1,10 +1,11 @@
-/* scratch_dir.c: depth-first removal of a temporary directory tree. */
+/* scratch_dir.c: temporary directories made with mkdtemp, removed depth first. */
 #define _XOPEN_SOURCE 700 /* nftw, FTW_PHYS */
 #include "scratch_dir.h"
 
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* nftw's descriptors at once: the trees are a few levels deep. */
 #define GS_TREE_FDS 16
@@ -29,4 +30,15 @@ int gs_test_remove_tree(const char *dir)
         return -1;
     }
     return 0;
+}
+
+int gs_test_make_dir(char *buf, size_t size, const char *parent, const char *prefix)
+{
+    if (parent == NULL) parent = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const int n = snprintf(buf, size, "%s/%sXXXXXX", parent, prefix);
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mkdtemp(buf) ? 0 : -1;
 }

@@ -1,10 +1,15 @@
-/* scratch_dir.h: removing a suite's temporary directory tree. */
-/* Shared by the suites that write files: each makes its directory with mkdtemp and removes
- * it with this, in main as well as in teardown, since a forked test that fails never
- * reaches its teardown. */
+/* scratch_dir.h: making and removing a suite's temporary directories. */
+/* Shared by the suites that write files: each makes its directory and removes it, in main
+ * as well as in teardown, since a forked test that fails never reaches its teardown. */
 
 #ifndef GS_TEST_SCRATCH_DIR_H
 #define GS_TEST_SCRATCH_DIR_H
+
+#include <stddef.h>
+
+/* Make a new directory `parent`/`prefix`XXXXXX (mkdtemp; parent NULL: $TMPDIR, else /tmp)
+ * and put its path in buf. Returns 0, or -1 with errno set (ENAMETOOLONG: buf too small). */
+int gs_test_make_dir(char *buf, size_t size, const char *parent, const char *prefix);
 
 /* Remove `dir` and everything below it, depth first, without following symbolic links (a
  * test may leave a link to a file outside). Returns 0, or -1 if anything stayed, saying so on

@@ -49,9 +49,7 @@ static char scratch[SCRATCH_SIZE];
 
 static void setup(void)
 {
-    int n = snprintf(scratch, sizeof scratch, "%s/test_XXXXXX", root);
-    ck_assert(n > 0 && n < SCRATCH_SIZE);
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    ck_assert_int_eq(gs_test_make_dir(scratch, sizeof scratch, root, "test_"), 0);
 }
 
 static void teardown(void)
@@ -922,9 +920,7 @@ static Suite *bmp_tga_suite(void)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a reader that stops early: its pipe's writer gets EPIPE */
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    int n = snprintf(root, sizeof root, "%s/gs_bmp_tga_XXXXXX", tmp);
-    if (n <= 0 || n >= (int)sizeof root || !mkdtemp(root)) {
+    if (gs_test_make_dir(root, sizeof root, NULL, "gs_bmp_tga_") != 0) {
         perror("test_bmp_tga: cannot create a scratch directory");
         return EXIT_FAILURE;
     }

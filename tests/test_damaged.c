@@ -265,8 +265,7 @@ static void split_args(char *s, const char **words)
 
 static void setup(void)
 {
-    snprintf(scratch, sizeof scratch, "%s/test-XXXXXX", suite_dir);
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    ck_assert_int_eq(gs_test_make_dir(scratch, sizeof scratch, suite_dir, "test-"), 0);
     snprintf(out_dir, sizeof out_dir, "%s/out", scratch);
     ck_assert_int_eq(mkdir(out_dir, 0755), 0);
     problems = runs = 0;
@@ -370,8 +369,7 @@ int main(int argc, char **argv)
                  old ? old : "", old && *old ? ":" : "", GS_DAMAGED_ADDRESS_SPACE >> 20);
         setenv("ASAN_OPTIONS", asan, 1);
     }
-    snprintf(suite_dir, sizeof suite_dir, "/tmp/gsmooth-damaged-XXXXXX");
-    if (!mkdtemp(suite_dir)) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-damaged-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }

@@ -305,8 +305,7 @@ static int mount_tmpfs(const char *dir, const char *options, int read_only)
 
 static void setup(void)
 {
-    snprintf(scratch, sizeof scratch, "%s/test-XXXXXX", suite_dir);
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    ck_assert_int_eq(gs_test_make_dir(scratch, sizeof scratch, suite_dir, "test-"), 0);
 }
 
 /* A forked test that fails ends before its teardown: main removes suite_dir as well (its
@@ -663,8 +662,7 @@ int main(int argc, char **argv)
 
     /* Inputs shared by every test, made once: noise for the full disk, a 64 MB image for
      * the signals, an image big enough for auto to want CUDA. */
-    snprintf(suite_dir, sizeof suite_dir, "/tmp/gsmooth-faults-XXXXXX");
-    if (!mkdtemp(suite_dir)) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-faults-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }

@@ -535,8 +535,7 @@ int main(int argc, char **argv)
         return 2;
     }
     external_dir = write_dir ? NULL : argv[1];
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    if (snprintf(root, sizeof root, "%s/gs_float_io_XXXXXX", tmp) >= (int)sizeof root || !mkdtemp(root)) {
+    if (gs_test_make_dir(root, sizeof root, NULL, "gs_float_io_") != 0) {
         perror("test_float_io: cannot create a scratch directory");
         return EXIT_FAILURE;
     }

@@ -35,9 +35,7 @@ static char scratch[SCRATCH_SIZE]; /* this test's directory, from mkdtemp */
 
 static void setup(void)
 {
-    int n = snprintf(scratch, sizeof scratch, "%s/test_XXXXXX", root);
-    ck_assert(n > 0 && n < SCRATCH_SIZE);
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    ck_assert_int_eq(gs_test_make_dir(scratch, sizeof scratch, root, "test_"), 0);
 }
 
 static void teardown(void)
@@ -1387,9 +1385,7 @@ static Suite *image_io_suite(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    int n = snprintf(root, sizeof root, "%s/gs_image_io_XXXXXX", tmp);
-    if (n <= 0 || n >= (int)sizeof root || !mkdtemp(root)) {
+    if (gs_test_make_dir(root, sizeof root, NULL, "gs_image_io_") != 0) {
         perror("test_image_io: cannot create a scratch directory");
         return EXIT_FAILURE;
     }
