@@ -58,7 +58,9 @@
 
 static const char *gsmooth;    /* binary under test */
 static const char *corpus;     /* directory written by make_damaged.py */
-static char suite_dir[128];    /* holds every test's directory; main removes it */
+/* Every test's directory, under /tmp, not $TMPDIR: the paths below it fit fixed buffers.
+ * Main removes it. */
+static char suite_dir[128];
 static char scratch[256];      /* per-test temporary directory, inside suite_dir */
 static char out_dir[300];      /* output directory of one run, inside scratch */
 static const char prior[] = "previous contents: must survive a failed run\n";
@@ -369,7 +371,7 @@ int main(int argc, char **argv)
                  old ? old : "", old && *old ? ":" : "", GS_DAMAGED_ADDRESS_SPACE >> 20);
         setenv("ASAN_OPTIONS", asan, 1);
     }
-    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-damaged-") != 0) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, "/tmp", "gsmooth-damaged-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }

@@ -75,7 +75,8 @@ static const char *no_entry_so;    /* shared object without the entry symbol */
 static const char *unavailable_so; /* "cuda" plugin whose probe says no */
 static const char *strip_fault_so; /* plugin failing on its third strip */
 
-static char suite_dir[128];  /* holds everything below; main removes it */
+/* Under /tmp, not $TMPDIR: the paths below it fit fixed buffers. Main removes it. */
+static char suite_dir[128];
 static char inputs[256];     /* generated inputs, shared by all tests */
 static char scratch[256];    /* per-test temporary directory */
 static int can_mount;        /* the suite has its own mount namespace */
@@ -662,7 +663,7 @@ int main(int argc, char **argv)
 
     /* Inputs shared by every test, made once: noise for the full disk, a 64 MB image for
      * the signals, an image big enough for auto to want CUDA. */
-    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-faults-") != 0) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, "/tmp", "gsmooth-faults-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }
