@@ -57,15 +57,7 @@ static void teardown(void)
     gs_test_remove_tree(scratch);
 }
 
-static const char *in_scratch(const char *name)
-{
-    static char bufs[4][PATH_MAX];
-    static unsigned next;
-    char *buf = bufs[next++ % 4];
-    int n = snprintf(buf, PATH_MAX, "%s/%s", scratch, name);
-    ck_assert(n > 0 && n < PATH_MAX);
-    return buf;
-}
+static const char *in_scratch(const char *name) { return gs_test_path_in(scratch, name); }
 
 /* ---- the rules, written out again ---- */
 

@@ -83,20 +83,8 @@ static int can_mount;        /* the suite has its own mount namespace */
 static char no_mount_why[256]; /* why not */
 static const char prior[] = "previous contents: must survive a failed run\n";
 
-/* DIR/NAME in one of a ring of buffers, so a few can be live at once (dir may itself be
- * an earlier result: it is joined in a local buffer first). */
-static char *path_in(const char *dir, const char *name)
-{
-    static char buf[16][600];
-    static int next;
-    char joined[sizeof buf[0]];
-    snprintf(joined, sizeof joined, "%s/%s", dir, name);
-    char *p = buf[next++ % 16];
-    memcpy(p, joined, sizeof joined);
-    return p;
-}
-static const char *tmp(const char *name) { return path_in(scratch, name); }
-static const char *gen(const char *name) { return path_in(inputs, name); }
+static const char *tmp(const char *name) { return gs_test_path_in(scratch, name); }
+static const char *gen(const char *name) { return gs_test_path_in(inputs, name); }
 static const char *golden_input(const char *name)
 {
     static char buf[4][600];
@@ -284,7 +272,7 @@ static int mount_tmpfs(const char *dir, const char *options, int read_only)
         return -1;
     }
     if (read_only) {
-        write_file(path_in(dir, "keep.png"), prior, strlen(prior));
+        write_file(gs_test_path_in(dir, "keep.png"), prior, strlen(prior));
         if (mount("tmpfs", dir, "tmpfs", MS_REMOUNT | MS_RDONLY, options) != 0) {
             snprintf(no_mount_why, sizeof no_mount_why, "remount ro %s: %s", dir, strerror(errno));
             return -1;
@@ -329,16 +317,16 @@ START_TEST(full_disk)
         SKIP_WITHOUT_MOUNTS("full disk");
     }
     const char *full = tmp("full");
-    write_file(path_in(full, "keep.png"), prior, strlen(prior));
+    write_file(gs_test_path_in(full, "keep.png"), prior, strlen(prior));
     const char *formats[] = {"keep.png", "new.pgm", "new.bmp", "new.npy"};
     for (size_t i = 0; i < sizeof formats / sizeof *formats; ++i) {
         gs_child_result r;
-        const char *out = path_in(full, formats[i]);
+        const char *out = gs_test_path_in(full, formats[i]);
         int integral = strstr(formats[i], ".npy") != NULL;
         run(&r, integral ? ARGS("--quiet", "--integral", gen("noise.png"), out)
                          : ARGS("--quiet", gen("noise.png"), out), NULL);
         assert_one_line_failure(&r, ARGS(formats[i]));
-        assert_prior_kept(path_in(full, "keep.png"));
+        assert_prior_kept(gs_test_path_in(full, "keep.png"));
         ck_assert_int_eq(strays(full, ARGS("keep.png")), 0);
     }
     /* Batch: the file fails, the batch says so, nothing is left. */
@@ -359,10 +347,10 @@ START_TEST(read_only_directory)
     }
     const char *ro = tmp("ro");
     gs_child_result r;
-    run(&r, ARGS("--quiet", golden_input("noise.png"), path_in(ro, "keep.png")), NULL);
+    run(&r, ARGS("--quiet", golden_input("noise.png"), gs_test_path_in(ro, "keep.png")), NULL);
     assert_one_line_failure(&r, ARGS("keep.png"));
-    assert_prior_kept(path_in(ro, "keep.png"));
-    run(&r, ARGS("--quiet", golden_input("noise.png"), path_in(ro, "new.png")), NULL);
+    assert_prior_kept(gs_test_path_in(ro, "keep.png"));
+    run(&r, ARGS("--quiet", golden_input("noise.png"), gs_test_path_in(ro, "new.png")), NULL);
     assert_one_line_failure(&r, ARGS("new.png"));
     run(&r, ARGS("--quiet", "-o", ro, golden_input("noise.png")), NULL);
     ck_assert_msg(r.exited && r.code == 1, "batch into a read-only directory: %s", r.err);
@@ -445,11 +433,11 @@ static void signal_mid_file(int sig)
 {
     const char *dir = tmp("sig");
     ck_assert_int_eq(mkdir(dir, 0755), 0);
-    write_file(path_in(dir, "keep.png"), prior, strlen(prior));
+    write_file(gs_test_path_in(dir, "keep.png"), prior, strlen(prior));
     gs_child_result r;
-    interrupt_run(ARGS("--quiet", "--iters", GS_BIG_ITERS, gen("big.png"), path_in(dir, "keep.png")),
+    interrupt_run(ARGS("--quiet", "--iters", GS_BIG_ITERS, gen("big.png"), gs_test_path_in(dir, "keep.png")),
                   dir, sig, &r);
-    assert_prior_kept(path_in(dir, "keep.png"));
+    assert_prior_kept(gs_test_path_in(dir, "keep.png"));
     ck_assert_int_eq(strays(dir, ARGS("keep.png")), 0);
 }
 
@@ -472,7 +460,7 @@ static void signal_mid_batch(int sig)
     ck_assert_int_eq(strays(dir, ARGS("noise.png", "gradient.png")), 0);
     const char *small[] = {"noise.png", "gradient.png"};
     for (size_t i = 0; i < sizeof small / sizeof *small; ++i) {
-        const char *p = path_in(dir, small[i]);
+        const char *p = gs_test_path_in(dir, small[i]);
         ck_assert_msg(access(p, F_OK) != 0 || png_complete(p), "%s is a partial file", p);
     }
 }
@@ -506,8 +494,8 @@ START_TEST(sigint_after_more_files_than_slots)
     for (int i = 0; i < GS_MANY_FILES; ++i) {
         snprintf(names[i], sizeof names[i], "n%03d.png", i);
         allowed[i] = names[i];
-        write_file(path_in(in, names[i]), small, n);
-        fprintf(f, "%s\n", path_in(in, names[i]));
+        write_file(gs_test_path_in(in, names[i]), small, n);
+        fprintf(f, "%s\n", gs_test_path_in(in, names[i]));
     }
     allowed[GS_MANY_FILES] = NULL;
     fprintf(f, "%s\n", gen("big.png"));
@@ -587,7 +575,7 @@ START_TEST(auto_falls_back_to_cpu)
     snprintf(iters_arg, sizeof iters_arg, "%llu", (unsigned long long)iters);
     const char *plugins = tmp("plugins");
     ck_assert_int_eq(mkdir(plugins, 0755), 0);
-    ck_assert_int_eq(symlink(unavailable_so, path_in(plugins, "fault_cuda.so")), 0);
+    ck_assert_int_eq(symlink(unavailable_so, gs_test_path_in(plugins, "fault_cuda.so")), 0);
     gs_child_result r;
     run(&r, ARGS("--plugin-dir", plugins, "--backend", "auto", "--iters", iters_arg,
                  gen("auto.png"), tmp("auto_out.png")), NULL);
@@ -616,9 +604,9 @@ START_TEST(junk_plugins_ignored)
     const char *plugins = tmp("plugins");
     ck_assert_int_eq(mkdir(plugins, 0755), 0);
     static const char text[] = "not an ELF object\n";
-    write_file(path_in(plugins, "text.so"), text, strlen(text));
-    ck_assert_int_eq(symlink(wrong_abi_so, path_in(plugins, "abi_major2.so")), 0);
-    ck_assert_int_eq(symlink(no_entry_so, path_in(plugins, "no_entry.so")), 0);
+    write_file(gs_test_path_in(plugins, "text.so"), text, strlen(text));
+    ck_assert_int_eq(symlink(wrong_abi_so, gs_test_path_in(plugins, "abi_major2.so")), 0);
+    ck_assert_int_eq(symlink(no_entry_so, gs_test_path_in(plugins, "no_entry.so")), 0);
     gs_child_result r;
     run(&r, ARGS("--plugin-dir", plugins, "--backend", "auto", golden_input("noise.png"),
                  tmp("o.png")), NULL);

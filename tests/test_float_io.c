@@ -7,7 +7,6 @@
 #define _GNU_SOURCE /* memmem */
 #include <check.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -59,14 +58,7 @@ static void spill(const char *path, const void *data, size_t n)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-static const char *in_root(const char *name)
-{
-    static char bufs[4][PATH_MAX];
-    static unsigned next;
-    char *buf = bufs[next++ % 4];
-    ck_assert(snprintf(buf, PATH_MAX, "%s/%s", root, name) < PATH_MAX);
-    return buf;
-}
+static const char *in_root(const char *name) { return gs_test_path_in(root, name); }
 
 /* An expected array as make_float_files.py saves it (numpy 1.0, little-endian, C order):
  * the samples after the header, their bits, and the shape. A parse of its own, not the

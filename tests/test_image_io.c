@@ -43,16 +43,8 @@ static void teardown(void)
     gs_test_remove_tree(scratch);
 }
 
-/* scratch/name in a static buffer (one of a few, so two can be live at once). */
-static const char *in_scratch(const char *name)
-{
-    static char bufs[4][PATH_MAX];
-    static unsigned next;
-    char *buf = bufs[next++ % 4];
-    int n = snprintf(buf, PATH_MAX, "%s/%s", scratch, name);
-    ck_assert(n > 0 && n < PATH_MAX);
-    return buf;
-}
+/* scratch/name, in gs_test_path_in's ring of buffers. */
+static const char *in_scratch(const char *name) { return gs_test_path_in(scratch, name); }
 
 static int count_entries(const char *dir)
 {
