@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +59,9 @@
 
 static const char *gsmooth;    /* binary under test */
 static const char *corpus;     /* directory written by make_damaged.py */
-/* Every test's directory, under /tmp, not $TMPDIR: the paths below it fit fixed buffers.
- * Main removes it. */
-static char suite_dir[128];
-static char scratch[256];      /* per-test temporary directory, inside suite_dir */
-static char out_dir[300];      /* output directory of one run, inside scratch */
+static char suite_dir[PATH_MAX]; /* holds every test's directory; main removes it */
+static char scratch[PATH_MAX];   /* per-test temporary directory, inside suite_dir */
+static char out_dir[PATH_MAX];   /* output directory of one run, inside scratch */
 static const char prior[] = "previous contents: must survive a failed run\n";
 
 static int problems; /* contract violations found by the current test */
@@ -86,17 +85,13 @@ static void reset_out_dir(const char *keep)
     DIR *d = opendir(out_dir);
     ck_assert_msg(d != NULL, "cannot open %s", out_dir);
     struct dirent *e;
-    char p[600];
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", out_dir, e->d_name);
+        const char *p = gs_test_path_in(out_dir, e->d_name);
         ck_assert_msg(unlink(p) == 0, "cannot remove %s: %s", p, strerror(errno));
     }
     closedir(d);
-    if (keep) {
-        snprintf(p, sizeof p, "%s/%s", out_dir, keep);
-        write_file(p, prior, strlen(prior));
-    }
+    if (keep) write_file(gs_test_path_in(out_dir, keep), prior, strlen(prior));
 }
 
 /* Names in the output directory other than `allowed` (may be NULL), each reported. */
@@ -178,8 +173,8 @@ static void check_run(const char *label, const char *input, const char *needle, 
 {
     const int keep_prior = how != FEED_PATH_NOTES; /* one run checks an absent output */
     const char *out_name = tif_out ? (keep_prior ? "keep.tif" : "new.tif") : keep_prior ? "keep.png" : "new.png";
-    char out_path[600], desc[128], tag[512];
-    snprintf(out_path, sizeof out_path, "%s/%s", out_dir, out_name);
+    char out_path[PATH_MAX], desc[128], tag[512];
+    snprintf(out_path, sizeof out_path, "%s", gs_test_path_in(out_dir, out_name));
     snprintf(tag, sizeof tag, "%s [%s]", label, feed_names[how]);
     reset_out_dir(keep_prior ? out_name : NULL);
 
@@ -268,7 +263,7 @@ static void split_args(char *s, const char **words)
 static void setup(void)
 {
     ck_assert_int_eq(gs_test_make_dir(scratch, sizeof scratch, suite_dir, "test-"), 0);
-    snprintf(out_dir, sizeof out_dir, "%s/out", scratch);
+    snprintf(out_dir, sizeof out_dir, "%s", gs_test_path_in(scratch, "out"));
     ck_assert_int_eq(mkdir(out_dir, 0755), 0);
     problems = runs = 0;
 }
@@ -278,8 +273,8 @@ static void teardown(void) { gs_test_remove_tree(scratch); }
 
 START_TEST(damaged_corpus)
 {
-    char manifest[600], line[GS_DAMAGED_LINE_MAX];
-    snprintf(manifest, sizeof manifest, "%s/MANIFEST", corpus);
+    char line[GS_DAMAGED_LINE_MAX];
+    const char *manifest = gs_test_path_in(corpus, "MANIFEST");
     FILE *m = fopen(manifest, "r");
     ck_assert_msg(m != NULL, "no %s: run tests/damaged/make_damaged.py first", manifest);
     int cases = 0, by_expect[3] = {0, 0, 0};
@@ -325,11 +320,13 @@ END_TEST
  * process's memory fails with EIO). */
 START_TEST(odd_paths)
 {
-    char dir[400], through[1000], missing[400];
-    snprintf(dir, sizeof dir, "%s/a_directory.png", scratch);
+    /* check_run takes gs_test_path_in's ring of 16 buffers: keep these three in our own */
+    char dir[PATH_MAX], through[PATH_MAX], missing[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", gs_test_path_in(scratch, "a_directory.png"));
     ck_assert_int_eq(mkdir(dir, 0755), 0);
-    snprintf(through, sizeof through, "%s/valid_gray.png/x.png", corpus);
-    snprintf(missing, sizeof missing, "%s/no_such_file.png", scratch);
+    snprintf(through, sizeof through, "%s",
+             gs_test_path_in(gs_test_path_in(corpus, "valid_gray.png"), "x.png"));
+    snprintf(missing, sizeof missing, "%s", gs_test_path_in(scratch, "no_such_file.png"));
     const struct {
         const char *path, *needle;
     } odd[] = {
@@ -371,7 +368,7 @@ int main(int argc, char **argv)
                  old ? old : "", old && *old ? ":" : "", GS_DAMAGED_ADDRESS_SPACE >> 20);
         setenv("ASAN_OPTIONS", asan, 1);
     }
-    if (gs_test_make_dir(suite_dir, sizeof suite_dir, "/tmp", "gsmooth-damaged-") != 0) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-damaged-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }

@@ -75,10 +75,9 @@ static const char *no_entry_so;    /* shared object without the entry symbol */
 static const char *unavailable_so; /* "cuda" plugin whose probe says no */
 static const char *strip_fault_so; /* plugin failing on its third strip */
 
-/* Under /tmp, not $TMPDIR: the paths below it fit fixed buffers. Main removes it. */
-static char suite_dir[128];
-static char inputs[256];     /* generated inputs, shared by all tests */
-static char scratch[256];    /* per-test temporary directory */
+static char suite_dir[PATH_MAX]; /* holds everything below; main removes it */
+static char inputs[PATH_MAX];    /* generated inputs, shared by all tests */
+static char scratch[PATH_MAX];   /* per-test temporary directory */
 static int can_mount;        /* the suite has its own mount namespace */
 static char no_mount_why[256]; /* why not */
 static const char prior[] = "previous contents: must survive a failed run\n";
@@ -87,11 +86,7 @@ static const char *tmp(const char *name) { return gs_test_path_in(scratch, name)
 static const char *gen(const char *name) { return gs_test_path_in(inputs, name); }
 static const char *golden_input(const char *name)
 {
-    static char buf[4][600];
-    static int next;
-    char *p = buf[next++ % 4];
-    snprintf(p, 600, "%s/inputs/%s", golden, name);
-    return p;
+    return gs_test_path_in(gs_test_path_in(golden, "inputs"), name);
 }
 
 /* ---- files ---- */
@@ -477,8 +472,8 @@ END_TEST
 #define GS_MANY_FILES 300
 START_TEST(sigint_after_more_files_than_slots)
 {
-    /* path_in's buffers are a ring of 16: keep these three in our own */
-    char dir[300], in[300], list[300];
+    /* gs_test_path_in's buffers are a ring of 16: keep these three in our own */
+    char dir[PATH_MAX], in[PATH_MAX], list[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", tmp("many"));
     snprintf(in, sizeof in, "%s", tmp("many_in"));
     snprintf(list, sizeof list, "%s", tmp("many.list"));
@@ -651,11 +646,11 @@ int main(int argc, char **argv)
 
     /* Inputs shared by every test, made once: noise for the full disk, a 64 MB image for
      * the signals, an image big enough for auto to want CUDA. */
-    if (gs_test_make_dir(suite_dir, sizeof suite_dir, "/tmp", "gsmooth-faults-") != 0) {
+    if (gs_test_make_dir(suite_dir, sizeof suite_dir, NULL, "gsmooth-faults-") != 0) {
         perror("mkdtemp");
         return EXIT_FAILURE;
     }
-    snprintf(inputs, sizeof inputs, "%s/inputs", suite_dir);
+    snprintf(inputs, sizeof inputs, "%s", gs_test_path_in(suite_dir, "inputs"));
     if (mkdir(inputs, 0755) != 0) {
         perror("mkdir");
         return EXIT_FAILURE;
