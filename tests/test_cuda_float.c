@@ -140,6 +140,18 @@ static void expect_same(const char *what, const uint8_t *want, size_t want_strid
     }
 }
 
+/* Fail if a byte of a row's padding, [row_bytes, stride), is no longer the 0xA5 poison: the
+ * plugin writes a strip's rows and nothing between them (a caller's device buffer may keep
+ * data there). */
+static void expect_untouched(const char *what, const uint8_t *got, size_t stride, uint32_t rows,
+                             size_t row_bytes)
+{
+    for (uint32_t y = 0; y < rows; ++y)
+        for (size_t i = row_bytes; i < stride; ++i)
+            ck_assert_msg(got[(size_t)y * stride + i] == 0xA5,
+                          "%s: row %u byte %zu past the row's %zu written", what, y, i, row_bytes);
+}
+
 /* ---- device strips ---- */
 
 /* A copy of `rows` rows of `row_bytes` on the device, `pitch` bytes apart (pitch 0: packed). */
@@ -197,6 +209,12 @@ static void build_cases(void)
     APPEND(g_smooth, g_smooth_n, 32769, 2, 3, 32);
     APPEND(g_smooth, g_smooth_n, 40000, 2, g_small ? 3 : 1500, 32);
     APPEND(g_smooth, g_smooth_n, 513, 200, 3, 32);
+    /* 8 and 16-bit samples to float32 over many rows (the cases above have 3, so a grid of
+     * a few blocks): K of the few-passes kernel, of one-warp and of multi-warp segments */
+    APPEND(g_smooth, g_smooth_n, 4099, g_small ? 40 : 300, 3, 8);
+    APPEND(g_smooth, g_smooth_n, 2053, 97, 5, 16);
+    APPEND(g_smooth, g_smooth_n, 4099, 67, 10, 8);
+    if (!g_small) APPEND(g_smooth, g_smooth_n, 32769, 33, 12, 8);
 
     /* smooth_axes: windows that are whole images and that carry halos; K on both sides of
      * the column kernel's 10 passes a launch (11 and 20 chain two launches, 22 three: a
@@ -215,6 +233,10 @@ static void build_cases(void)
                     APPEND(g_axes, g_axes_n, awidths[i], k / 2, 23, k, k, i % 2 ? 16 : 8, axes[a]);
             }
     APPEND(g_axes, g_axes_n, 4099, 3, 300, 3, 3, 32, GS_AXIS_X | GS_AXIS_Y);
+    /* xy of 8 and 16-bit samples to float32 over many rows: the rows step's float results
+     * reach the output unrounded, so an ulp there fails here (an integer output may hide it) */
+    APPEND(g_axes, g_axes_n, 4099, 10, 130, 10, 10, 8, GS_AXIS_X | GS_AXIS_Y);
+    if (!g_small) APPEND(g_axes, g_axes_n, 2053, 5, 97, 5, 5, 16, GS_AXIS_X | GS_AXIS_Y);
 
     static const uint32_t iwidths[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 4099};
     for (int i = 0; i < COUNT(iwidths); ++i) {
@@ -440,12 +462,15 @@ END_TEST
  * a multiple of 16). */
 START_TEST(device_memory_matches_reference)
 {
-    const uint32_t width = _i % 2 ? 1001 : 1024, height = 45, k = _i < 2 ? 3 : 0;
-    const size_t pitch = _i % 2 ? 1001 * 4 + 4 : 1024 * 4;
+    /* 1024: a warp's whole span; 1000: in place with the row's last warp running past its
+     * end (stores there would land in the padding); 1001: copied */
+    static const uint32_t widths[] = {1024, 1001, 1000, 1024, 1001}, ks[] = {3, 3, 3, 0, 0};
+    const uint32_t width = widths[_i], height = 45, k = ks[_i];
+    const size_t pitch = (size_t)width * 4 + (width % 4 ? 4 : 0);
     char what[160], err[ERR_LEN] = "";
     image im = make_image(width, height, 32);
     void *d_src = to_device(im.data, im.stride, height, (size_t)width * 4, pitch);
-    const size_t out_pitch = (size_t)width * 8 + (_i % 2 ? 8 : 0);
+    const size_t out_pitch = (size_t)width * 8 + (width % 4 ? 8 : 0);
     void *d_dst = NULL;
     ck_assert_int_eq(cudaMalloc(&d_dst, out_pitch * height), cudaSuccess);
     uint8_t *got = malloc(out_pitch * height);
@@ -464,6 +489,7 @@ START_TEST(device_memory_matches_reference)
                          cudaSuccess);
         snprintf(what, sizeof what, "device smooth axes 0x%x width %u K=%u", axes[a], width, k);
         expect_same(what, want, want_stride, got, out_pitch, height, (size_t)width * 4);
+        expect_untouched(what, got, out_pitch, height, (size_t)width * 4);
         free(want);
     }
     for (int table = 0; table < 2; ++table) {
@@ -552,7 +578,7 @@ int main(int argc, char **argv)
     suite_add_tcase(suite, tc);
     tc = tcase_create("device");
     tcase_set_timeout(tc, 0);
-    tcase_add_loop_test(tc, device_memory_matches_reference, 0, 4);
+    tcase_add_loop_test(tc, device_memory_matches_reference, 0, 5);
     tcase_add_test(tc, float_depths_are_stated);
     suite_add_tcase(suite, tc);
 
