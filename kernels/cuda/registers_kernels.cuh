@@ -204,6 +204,18 @@ __device__ __forceinline__ void warp_interior_passes(float (&v)[kPix], uint32_t 
     }
 }
 
+/* Pass 1 of a one-warp group of integer samples with no row end, from their sample_bits
+ * words: each sum of three as one integer add (div3_of_magic_sum), which gives ShortDivide's
+ * bits for the float sum, in place of the conversion and the two float additions. */
+__device__ __forceinline__ void warp_interior_first_pass(const uint32_t (&m)[kPix], float (&v)[kPix])
+{
+    const uint32_t l = __shfl_up_sync(kFullMask, m[kPix - 1], 1);
+    const uint32_t r = __shfl_down_sync(kFullMask, m[0], 1);
+#pragma unroll
+    for (int i = 0; i < kPix; ++i)
+        v[i] = div3_of_magic_sum((i == 0 ? l : m[i - 1]) + m[i] + (i == kPix - 1 ? r : m[i + 1]));
+}
+
 /* One pass for a warp whose row ends lie on element 0 (x = 0) and element kPix - 1 (x =
  * width - 1) of their threads: both adaptive means by selects, no branches. */
 template <class Arith>
@@ -328,8 +340,26 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
         const long x1 = (long)g.width <= span_end ? (long)g.width : span_end - (long)g.halo;
         const long xs = start + (long)local * kPix;
 
+        /* Row ends held by this thread, and its warp's way of handling them (row_ends). */
+        const RowEnds ends = row_ends(xs, g.width);
+        /* A one-warp group with no row end runs its passes in a loop of its own (below); of
+         * integer samples, it loads their sample_bits words and sums pass 1 as integers
+         * (warp_interior_first_pass). */
+        const bool warp_interior = kShortFirst && !multiwarp && !ends.warp_has_end;
+        uint32_t k = 0; /* passes done */
+
         float v[kPix];
-        if (kPrefetch) {
+        constexpr bool kIntegerIn = sizeof(Tin) < 4;
+        if (kIntegerIn && !kPrefetch && warp_interior && g.short_passes > 0) {
+            /* decided before the load, not after: ptxas kept both the words and the floats
+             * of a later choice live (72 bytes spilled in the u8 launch) */
+            if constexpr (kIntegerIn) {
+                uint32_t m[kPix];
+                load_sample_bits<Tin>(g.src + (size_t)row * g.src_pitch, xs, g.width, m);
+                warp_interior_first_pass(m, v);
+                k = 1;
+            }
+        } else if (kPrefetch) {
             mbar_wait(bar, bar_parity);
             bar_parity ^= 1u;
             /* s_tile holds the segment from x = xs0 on: pixel x at (x - xs0) */
@@ -344,9 +374,6 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
                                     threadIdx.x / kWarp * (kWarp * kStageLaneWords<Tout>),
                                 threadIdx.x % kWarp);
         }
-
-        /* Row ends held by this thread, and its warp's way of handling them (row_ends). */
-        const RowEnds ends = row_ends(xs, g.width);
 
         /* One pass with the arithmetic of `arith` (a policy object, for its type). The
          * neighbours come first, with the pass's one barrier, which every warp of a group
@@ -373,8 +400,7 @@ __global__ void __launch_bounds__(kMaxGroup) smooth_registers_kernel(SegmentGeom
          * loop's instructions and tests neither the group's kind nor the ends a pass: for
          * integer samples (u8 x K=10 into float32: 10% fewer instructions with the stores
          * below); float32 samples' IEEE division, its slow path beside it, ran 14% slower so. */
-        uint32_t k = 0;
-        if (kShortFirst && !multiwarp && !ends.warp_has_end) {
+        if (warp_interior) {
             warp_interior_passes<ShortDivide>(v, k, g.short_passes);
             warp_interior_passes<Arith>(v, k, g.passes);
         } else {

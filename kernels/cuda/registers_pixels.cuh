@@ -56,10 +56,9 @@ template <int N> __device__ __forceinline__ uint32_t word_of(const uint4 (&raw)[
     return i % 4 == 0 ? q.x : i % 4 == 1 ? q.y : i % 4 == 2 ? q.z : q.w;
 }
 
-/* Load the kPix pixels of one thread, x in [xs, xs + kPix). Whole 16-byte vectors only:
- * a vector that starts inside the row lies inside the row's pitch (pitches are multiples
- * of 16), so the row end needs no scalar loads; pixels outside [0, width) become 0 (their
- * results are never used, and zeros keep the arithmetic on its fast path). */
+/* A thread's pixels are loaded as whole 16-byte vectors only: a vector that starts inside
+ * the row lies inside the row's pitch (pitches are multiples of 16), so the row end needs no
+ * scalar loads. */
 template <bool kShared> __device__ __forceinline__ uint4 load16(const uint4 *p)
 {
     if constexpr (kShared)
@@ -68,20 +67,50 @@ template <bool kShared> __device__ __forceinline__ uint4 load16(const uint4 *p)
         return __ldcs(p); /* global, read once: evict first */
 }
 
-template <typename T, bool kShared = false>
-__device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t width,
-                                            float (&v)[kPix])
+/* The 16-byte vectors holding a thread's kPix samples of T, x in [xs, xs + kPix); a vector
+ * that starts outside [0, width) is zeros. */
+template <typename T, bool kShared>
+__device__ __forceinline__ void load_vectors(const char *row, long xs, uint32_t width,
+                                             uint4 (&raw)[kPix * sizeof(T) / 16])
 {
     constexpr int kPerVec = 16 / (int)sizeof(T);
-    constexpr int kVecs = kPix / kPerVec;
     const T *p = (const T *)row;
-    uint4 raw[kVecs];
 #pragma unroll
-    for (int i = 0; i < kVecs; ++i) {
+    for (int i = 0; i < kPix / kPerVec; ++i) {
         const long x = xs + (long)i * kPerVec;
         raw[i] = (x >= 0 && x < (long)width) ? load16<kShared>((const uint4 *)(p + x))
                                              : make_uint4(0u, 0u, 0u, 0u);
     }
+}
+
+/* A thread's kPix integer samples as sample_bits words; a pixel outside [0, width) is the
+ * word of sample 0, so the first pass may sum them as integers (div3_of_magic_sum). */
+template <typename T, bool kShared = false>
+__device__ __forceinline__ void load_sample_bits(const char *row, long xs, uint32_t width,
+                                                 uint32_t (&m)[kPix])
+{
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2, "integer samples of 8 or 16 bits");
+    constexpr int kPerWord = 4 / (int)sizeof(T);
+    uint4 raw[kPix * sizeof(T) / 16];
+    load_vectors<T, kShared>(row, xs, width, raw);
+#pragma unroll
+    for (int i = 0; i < kPix; ++i)
+        m[i] = sample_bits<T>(word_of(raw, i / kPerWord), (uint32_t)(i % kPerWord));
+    if (xs + kPix > (long)width) {
+#pragma unroll
+        for (int i = 0; i < kPix; ++i)
+            if (xs + i >= (long)width) m[i] = kMagic23Bits;
+    }
+}
+
+/* A thread's kPix pixels as exact floats; pixels outside [0, width) become 0 (their results
+ * are never used, and zeros keep the arithmetic on its fast path). */
+template <typename T, bool kShared = false>
+__device__ __forceinline__ void load_pixels(const char *row, long xs, uint32_t width,
+                                            float (&v)[kPix])
+{
+    uint4 raw[kPix * sizeof(T) / 16];
+    load_vectors<T, kShared>(row, xs, width, raw);
 #pragma unroll
     for (int i = 0; i < kPix; ++i) {
         if constexpr (sizeof(T) == 1)
