@@ -168,6 +168,7 @@ static void build_cases(void)
         add_smooth(1984, 7, 32, (uint32_t)b);
         add_smooth(16384, 3, 32, (uint32_t)b);
         add_smooth(16385, 3, 10, (uint32_t)b);
+        add_smooth(4097, 3, 5, (uint32_t)b); /* the fewest passes of one-warp segments */
         add_smooth(1920, 7, 64, (uint32_t)b);
         add_smooth(17152, 3, 64, (uint32_t)b);
         add_smooth(17153, 3, 40, (uint32_t)b);
