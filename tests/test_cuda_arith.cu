@@ -75,10 +75,11 @@ int main(void)
     int passed = arith_ok, failed = !arith_ok;
     /* a row wider than a tile, across the short division's end; the same row in one-warp
      * segments (5 to 64 passes), the 1 on a lane's first or last pixel in a warp with no
-     * row end, whose pass 1 sums the samples' words as integers and takes its neighbours'
-     * by shuffles; a 16384-pixel row in relay segments (33 to 78 passes), the 1 inside a
-     * warp and on the halo lanes' pixels of the first warp (960-991 are also the second
-     * warp's lane 0); a one-pixel row, which keeps its value (K = 0: the conversion alone) */
+     * row end, whose pass 1 of 8-bit samples sums their words as integers and takes its
+     * neighbours' by shuffles; a 16384-pixel row in relay segments (33 to 78 passes), the 1
+     * inside a warp and on the halo lanes' pixels of the first warp (960-991 are also the
+     * second warp's lane 0); a one-pixel row, which keeps its value (K = 0: the conversion
+     * alone) */
     static const struct { uint32_t width, at, iters; } runs[] = {
         {20011, 9973, 78}, {20011, 9973, 79}, {20011, 9973, 80}, {20011, 9973, 90},
         {20011, 9973, 120}, {20011, 9973, 300}, {20011, 9984, 5}, {20011, 10015, 10},

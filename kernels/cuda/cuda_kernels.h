@@ -100,7 +100,7 @@ cudaError_t gs_cuda_smooth_xy_float_one_pass(const void *d_src, size_t src_pitch
  * bits of stencil_math.h's formulas: every float s in [0, 3 * 65535] divided by 3 in three
  * instructions, and in two (gs_div3_short) for s = 0 and s > 2^-123, every integer sum s in
  * [0, 3 * 65535] divided from its words (div3_of_magic_sum: pass 1 of the few-pass launch and of
- * one-warp segments),
+ * one-warp segments of 8-bit samples),
  * every float v in [0, maxval] quantized for maxval 255 and 65535, and every integer sum N
  * in [0, 255 * 3^K] of K = 1 to 4 passes rounded to round(N / 3^K) (round_packed_lane, the
  * few-pass launch's u8 segments away from the row ends). d_counts (two device
