@@ -21,21 +21,21 @@
 /*
  * The one-pass path: 8-bit samples in and out, 1 <= K <= GS_INT_SUMS_XY_MAX_PASSES.
  *
- * A thread owns one word of 4 neighbouring columns and walks down a segment of rows, like
- * the column kernels (smooth_columns.cu): as each input row enters, it forms that row's
- * K-pass sums for its 4 columns, and those roll through K column levels in registers; the
+ * A thread owns words of 4 neighbouring columns and walks down a segment of rows, like the
+ * column kernels (smooth_columns.cu): as each input row enters, it forms that row's K-pass
+ * sums for its columns, and those roll through K column levels in registers; the
  * last level's row is rounded once and stored. No intermediate touches device memory, so
  * the image is read about (1 + 2K / segment rows) times and written once.
  *
  * Interior kernel (xy_interior_kernel): at pixels at least K from both row ends and from both
  * window ends the K row passes and K column passes are one integer window, rounded once
  * (stencil_math.h, GS_INT_SUMS_XY_MAX_PASSES, says why that gives the float passes' bytes).
- * A row's sums come from the thread's word and the words either side: lanes exchange the
- * pieces of their words by shuffles (the kernel's `enter`; row_sums), and a warp's 32 lanes
- * cover 32 consecutive words of which the outer two only lend theirs (warps overlap by two
- * words), so a warp stores 30 words a row. Pairs of samples share a word as 16-bit halves
- * (packed_passes.cuh's layout: columns 0 and 2 in one word, 1 and 3 in the other), so a
- * pass of sums is one add for two pixels. A row's sums
+ * A lane holds two neighbouring words there. A row's sums come from the lane's words and the
+ * words either side: lanes exchange the pieces of their words by shuffles (the kernel's
+ * `enter`; row_sums), and a warp's 32 lanes cover 64 consecutive words of which the outer
+ * two only lend theirs (warps overlap by two words), so a warp stores 62 words a row. Pairs
+ * of samples share a word as 16-bit halves (packed_passes.cuh's layout: columns 0 and 2 in
+ * one word, 1 and 3 in the other), so a pass of sums is one add for two pixels. A row's sums
  * stay below 255 x 3^K and the column levels below 255 x 3^(K + j): halves hold them up to
  * 3^5 x 255 < 2^16, so for K = 3 the last level is summed from unpacked halves.
  *
@@ -52,9 +52,12 @@ using namespace gs_cuda;
 namespace {
 
 constexpr int kXyThreads = kWalkThreads;        /* threads a block: 4 warps */
-constexpr int kCols = 4;                        /* columns a thread: one word of u8 */
-constexpr int kLendingLanes = 2;                /* a warp's outer lanes lend their words only */
-constexpr int kStoringLanes = kWarp - kLendingLanes;
+constexpr int kCols = 4;                        /* columns a word of u8 */
+/* The interior's lanes hold two neighbouring words each: a shuffle, a staged load and a
+ * store then serve 8 columns (the walk waited on that queue with one word a lane), and a
+ * warp's two outer words, which only lend their samples, are 1/32 of it instead of 1/16. */
+constexpr int kLaneWords = 2;
+constexpr uint32_t kWarpStoredWords = kWarp * kLaneWords - 2; /* all but lane 0's first, lane 31's last */
 constexpr int kUnroll = kWalkUnroll;            /* rows a batch: a multiple of 3, so ring
                                                    slots stay constant */
 constexpr uint32_t kInteriorSegmentRows = 256;  /* output rows a thread walks (interior), before
@@ -116,42 +119,49 @@ __device__ __forceinline__ uint32_t load_word(const char *row, uint32_t x)
 }
 
 /*
- * The K-pass row sums of a thread's 4 columns: q[0] holds columns 0 and 2 as halves, q[1]
- * columns 1 and 3. Word P[k] pairs sample k with sample k + 2 (the thread's word holds
- * samples 0..3); a pass is the sum of three neighbouring words, and the K passes read
- * P[-K .. K + 1], within P[-3 .. 4]: P[0] and P[1] are the word's even and odd bytes
- * (even_bytes, odd_bytes), P[2] and P[3] join them to the next word's, P[4] is the next
- * word's even bytes; P[-2] and P[-1] are the previous lane's P[2] and P[3], and P[-3] its odd
- * bytes, all passed in from the lanes that formed them (by shuffles): the integer pipe, which
- * bounds this walk, splits and joins each word once.
+ * The K-pass row sums of a lane's two words (samples 0..7): q[0] holds columns 0 and 2 as
+ * halves, q[1] columns 1 and 3, q[2] and q[3] the same for columns 4..7. Word P[k] pairs
+ * sample k with sample k + 2; a pass is the sum of three neighbouring words, and the K passes
+ * read P[-K .. K + 5], within P[-3 .. 8]: P[0], P[1], P[4] and P[5] are the words' even and
+ * odd bytes (even_bytes, odd_bytes), P[2] and P[3] join the first word's to the second's,
+ * P[6] and P[7] the second's to the next lane's first, P[8] is that word's even bytes;
+ * P[-2] and P[-1] are the previous lane's P[6] and P[7], and P[-3] its P[5], all passed in
+ * from the lanes that formed them (by shuffles): the integer pipe splits and joins each word
+ * once.
  */
 template <int K>
-__device__ __forceinline__ void row_sums(const uint32_t (&p)[8], uint32_t (&q)[2])
+__device__ __forceinline__ void row_sums(const uint32_t (&p)[12], uint32_t (&q)[4])
 {
-    uint32_t w[2 * K + 2]; /* P[-K .. K + 1]; p[i] is P[i - 3] */
+    uint32_t w[2 * K + 6]; /* P[-K .. K + 5]; p[i] is P[i - 3] */
 #pragma unroll
-    for (int j = 0; j < 2 * K + 2; ++j) w[j] = p[j - K + 3];
+    for (int j = 0; j < 2 * K + 6; ++j) w[j] = p[j - K + 3];
 #pragma unroll
     for (int pass = 1; pass <= K; ++pass) {
         uint32_t left = w[pass - 1];
 #pragma unroll
-        for (int i = pass; i < 2 * K + 2 - pass; ++i) {
+        for (int i = pass; i < 2 * K + 6 - pass; ++i) {
             const uint32_t sum = left + w[i] + w[i + 1];
             left = w[i];
             w[i] = sum;
         }
     }
-    q[0] = w[K];
-    q[1] = w[K + 1];
+    q[0] = w[K], q[1] = w[K + 1], q[2] = w[K + 4], q[3] = w[K + 5];
 }
 
-/* *p = v where `store` holds, as one predicated store: written as a branch, the compiler
- * moves the rounding into it, and a row pays for the branch (3 instructions). p, a generic
- * pointer into global memory, is converted for st.global, which takes a global address. */
-__device__ __forceinline__ void store_word_if(bool store, char *p, uint32_t v)
+/* A lane's two words to p (8-byte aligned): both where both are stored, else the one that
+ * is, as predicated stores: written as branches, the compiler moves the rounding into them,
+ * and a row pays for the branches. p, a generic pointer into global memory, is converted for
+ * st.global, which takes a global address. */
+__device__ __forceinline__ void store_words_if(bool first, bool second, char *p, uint32_t a, uint32_t b)
 {
-    asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.u32 [%1], %2;\n\t}"
-                 ::"r"((uint32_t)store), "l"(__cvta_generic_to_global(p)), "r"(v)
+    asm volatile("{\n\t.reg .pred f, s, nf, ns, both, only_f, only_s;\n\t"
+                 "setp.ne.u32 f, %0, 0;\n\tsetp.ne.u32 s, %1, 0;\n\t"
+                 "not.pred nf, f;\n\tnot.pred ns, s;\n\tand.pred both, f, s;\n\t"
+                 "and.pred only_f, f, ns;\n\tand.pred only_s, s, nf;\n\t"
+                 "@both st.global.v2.u32 [%2], {%3, %4};\n\t"
+                 "@only_f st.global.u32 [%2], %3;\n\t"
+                 "@only_s st.global.u32 [%2+4], %4;\n\t}"
+                 ::"r"((uint32_t)first), "r"((uint32_t)second), "l"(__cvta_generic_to_global(p)), "r"(a), "r"(b)
                  : "memory");
 }
 
@@ -234,8 +244,9 @@ template <int K> constexpr float kXyInverse = 1.0f / (float)(kPackedPow3<K> * kP
 
 /*
  * Words [1, word_end) of rows [t0, t1), every one of them at least K from both row ends and
- * every row at least K from both window ends. Warp g's lane l holds word 30 g + l; lanes 1 to
- * 30 store theirs.
+ * every row at least K from both window ends. Warp g's lane l holds words 62 g + 2 l and the
+ * next; every lane stores both but lane 0 its first and lane 31 its second, which only lend
+ * their samples to their neighbours.
  */
 template <int K>
 __global__ void __launch_bounds__(kXyThreads)
@@ -244,55 +255,66 @@ __global__ void __launch_bounds__(kXyThreads)
     let_next_grid_start();
     const uint32_t lane = threadIdx.x % kWarp;
     const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
-    const uint32_t word = warp * kStoringLanes + lane;
-    if (warp * kStoringLanes + 1 >= word_end) return; /* the whole warp: nothing to store */
+    const uint32_t word = warp * kWarpStoredWords + lane * kLaneWords; /* the lane's first */
+    if (warp * kWarpStoredWords + 1 >= word_end) return; /* the whole warp: nothing to store */
     const uint32_t x = word * kCols;
     const bool loads = x < g.width;
-    const bool stores = lane >= 1 && lane <= (uint32_t)kStoringLanes && word < word_end;
+    const bool stores_first = lane >= 1 && word < word_end;
+    const bool stores_second = lane < kWarp - 1 && word + 1 < word_end;
     /* rows staged in shared memory two batches ahead (column_walk.cuh); a lane past the
-     * width copies nothing and takes 0 for every row. The word lies inside the row's pitch
-     * (a multiple of 16); samples past the width are whatever the pitch holds: no pixel that
-     * is stored depends on them. */
-    StagedRows<uint32_t> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 4u : 0u);
+     * width copies nothing and takes 0 for every row. The two words lie inside the row's
+     * pitch (a multiple of 16, x a multiple of 8); samples past the width are whatever the
+     * pitch holds: no pixel that is stored depends on them. */
+    StagedRows<uint2> staged(g.src, g.src_pitch, loads ? x : 0, loads ? 8u : 0u);
     for (uint32_t seg = blockIdx.y; g.t0 + seg * g.seg_rows < g.t1; seg += gridDim.y) {
         const uint32_t s0 = g.t0 + seg * g.seg_rows;
         const uint32_t s1 = s0 + g.seg_rows < g.t1 ? s0 + g.seg_rows : g.t1;
         const uint32_t w0 = s0 - K, w1 = s1 + K; /* inside the window: t0 >= K, t1 + K <= rows */
-        XyLevels<K> s = {};
+        XyLevels<K> first = {}, second = {}; /* the column levels of the two words */
         staged.start(w0, w1);
         for (uint32_t y = w0; y < w1; y += kUnroll) {
             staged.next(y);
             /* the batch's output rows y - K .. (dst row of y - K: a signed offset, stored
              * only from s0 on) */
             char *out_row = g.dst + ((int64_t)y - K - g.above) * (int64_t)g.dst_pitch + x;
-            /* row u of the batch enters; returns level K's row, K rows up, rounded */
-            auto enter = [&](int u) {
-                const uint32_t b = staged.row(u);
-                const uint32_t eb = even_bytes(b), ob = odd_bytes(b);
-                const uint32_t ec = __shfl_down_sync(kFullMask, eb, 1), oc = __shfl_down_sync(kFullMask, ob, 1);
+            /* row u of the batch enters; level K's row, K rows up, rounded: out[0] and out[1] */
+            auto enter = [&](int u, uint32_t (&out)[2]) {
+                const uint2 b = staged.row(u);
+                const uint32_t e0 = even_bytes(b.x), o0 = odd_bytes(b.x);
+                const uint32_t e1 = even_bytes(b.y), o1 = odd_bytes(b.y);
+                const uint32_t en = __shfl_down_sync(kFullMask, e0, 1), on = __shfl_down_sync(kFullMask, o0, 1);
                 /* selector 0x5432: the high half of the first word, the low half of the second */
-                const uint32_t p2 = __byte_perm(eb, ec, 0x5432u), p3 = __byte_perm(ob, oc, 0x5432u);
-                const uint32_t oa = K >= 3 ? __shfl_up_sync(kFullMask, ob, 1) : 0u;
-                const uint32_t p[8] = {oa, __shfl_up_sync(kFullMask, p2, 1), __shfl_up_sync(kFullMask, p3, 1),
-                                       eb, ob, p2, p3, ec};
-                uint32_t q[2];
+                const uint32_t p2 = __byte_perm(e0, e1, 0x5432u), p3 = __byte_perm(o0, o1, 0x5432u);
+                const uint32_t p6 = __byte_perm(e1, en, 0x5432u), p7 = __byte_perm(o1, on, 0x5432u);
+                const uint32_t pm3 = K >= 3 ? __shfl_up_sync(kFullMask, o1, 1) : 0u;
+                const uint32_t p[12] = {pm3, __shfl_up_sync(kFullMask, p6, 1), __shfl_up_sync(kFullMask, p7, 1),
+                                        e0, o0, p2, p3, e1, o1, p6, p7, en};
+                uint32_t q[4];
                 row_sums<K>(p, q);
-                return advance_levels<K>(s, q, u, kXyInverse<K>);
+                const uint32_t q0[2] = {q[0], q[1]}, q1[2] = {q[2], q[3]};
+                out[0] = advance_levels<K>(first, q0, u, kXyInverse<K>);
+                out[1] = advance_levels<K>(second, q1, u, kXyInverse<K>);
             };
             if (y >= s0 + K && y + kUnroll <= w1) {
                 /* every row of the batch enters and stores: no row tests (with the
-                 * predicated store, about 6 instructions a row fewer) */
+                 * predicated stores, about 6 instructions a row fewer) */
 #pragma unroll
-                for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) store_word_if(stores, out_row, enter(u));
+                for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
+                    uint32_t out[2];
+                    enter(u, out);
+                    store_words_if(stores_first, stores_second, out_row, out[0], out[1]);
+                }
             } else {
 #pragma unroll
                 for (int u = 0; u < kUnroll; ++u, out_row += g.dst_pitch) {
                     const uint32_t yy = y + u;
                     if (yy >= w1) break; /* the same for the whole warp */
-                    const uint32_t out = enter(u);
+                    uint32_t out[2];
+                    enter(u, out);
                     /* level K's row yy - K needs input rows from yy - 2K: all entered once
                      * yy - K >= s0 (and yy < w1 keeps it below s1) */
-                    if (stores && yy >= s0 + K) *(uint32_t *)out_row = out;
+                    const bool row_stores = yy >= s0 + K;
+                    store_words_if(stores_first && row_stores, stores_second && row_stores, out_row, out[0], out[1]);
                 }
             }
             staged.done();
@@ -477,7 +499,7 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
     if (interior) {
         XyArgs in = g;
         in.t0 = t0, in.t1 = t1;
-        const uint32_t warps = (word_end - 1 + kStoringLanes - 1) / kStoringLanes;
+        const uint32_t warps = (word_end - 1 + kWarpStoredWords - 1) / kWarpStoredWords;
         const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
         cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, t1 - t0, blocks,
                                                                   kInteriorSegmentRows, &in.seg_rows);
