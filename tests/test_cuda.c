@@ -90,10 +90,10 @@ static void build_axes_cases(void)
                     }
             /* Strip edges: windows with exactly K rows of halo on both sides, or above only
              * (the image's last rows below), widths on both sides of the xy one-pass kernels'
-             * words and tiles (a warp stores 120 samples; 112 and 104 for the 2 and 3 lanes a
-             * side that 5 to 10 passes would spoil) and of K from the row ends, a warp's 128
-             * columns ending on the row's last (220) and one short of it, K from 1 to 100. The
-             * small list keeps K = 1 and 3 at two widths. */
+             * words and tiles (a 16-bit warp stores 120 samples; 112 and 104 for the 2 and 3
+             * lanes a side that 5 to 10 passes would spoil; a u8 warp 248, below) and of K
+             * from the row ends, a warp's 128 columns ending on the row's last (220) and one
+             * short of it, K from 1 to 100. The small list keeps K = 1 and 3 at two widths. */
             static const uint32_t edge_widths[] = {5, 9, 10, 11, 103, 105, 111, 113, 119, 121, 220, 221, 243, 1003};
             static const uint32_t edge_iters[] = {1, 2, 3, 4, 5, 7, 8, 10, 33, 100};
             for (int k = 0; k < COUNT(edge_iters); ++k)
@@ -103,6 +103,15 @@ static void build_axes_cases(void)
                     add_axes(edge_widths[w], kk, 40 + kk, kk, kk, (uint32_t)b, axes);
                     if (!g_small) add_axes(edge_widths[w], kk, 300, 0, kk, (uint32_t)b, axes);
                 }
+            /* The u8 xy interior's warp tiles: warp g stores the interior words [62 g + 1,
+             * 62 g + 63), and the words from (width - K) / 4 on are the edge launch's, so
+             * these widths end the interior a word or two either side of the first and the
+             * second warp's last. */
+            static const uint32_t tile_widths[] = {251, 252, 255, 256, 257, 259, 260, 501, 503, 505, 507};
+            for (uint32_t k = 1; k <= 3; ++k)
+                for (int w = 0; w < COUNT(tile_widths); ++w)
+                    if (b == 8 && axes == 3 && (!g_small || w % 2 == 0))
+                        add_axes(tile_widths[w], k, 20 + k, k, k, 8, axes);
             /* Walks of every length modulo a batch (6 rows): whole windows of 2K + 1 to
              * 2K + 12 rows, one segment each, so the last batch holds 1 to 6 rows. */
             for (uint32_t k = 1; k <= 3; ++k)
