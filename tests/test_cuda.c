@@ -112,6 +112,19 @@ static void build_axes_cases(void)
                 for (int w = 0; w < COUNT(tile_widths); ++w)
                     if (b == 8 && axes == 3 && (!g_small || w % 2 == 0))
                         add_axes(tile_widths[w], k, 20 + k, k, k, 8, axes);
+            /* The u8 xy tiles (4 to 10 passes): a block's 256 columns are walked along the
+             * rows by two threads of 128 each, and a walker takes the row-end means when its
+             * levels reach a row end: widths either side of where the first tile's second
+             * walker (from 256 + K) and the second tile's first (from 384 + K) stop reaching
+             * it; windows of one chunk of rows (60) and of two. */
+            static const uint32_t tile_iters[] = {4, 5, 6, 7, 9, 10};
+            for (int k = 0; k < COUNT(tile_iters); ++k)
+                for (uint32_t d = 0; d < 3; ++d) {
+                    const uint32_t kk = tile_iters[k];
+                    if (b != 8 || axes != 3 || (g_small && (d == 2 || kk % 2))) continue;
+                    add_axes(255 + kk + d, kk, 20 + kk, kk, kk, 8, axes);
+                    add_axes(383 + kk + d, kk, 61, kk, kk, 8, axes);
+                }
             /* Walks of every length modulo a batch (6 rows): whole windows of 2K + 1 to
              * 2K + 12 rows, one segment each, so the last batch holds 1 to 6 rows. */
             for (uint32_t k = 1; k <= 3; ++k)
@@ -126,6 +139,7 @@ static void build_axes_cases(void)
             for (uint32_t k = 1; k <= 4; ++k) add_axes(1031, 0, 600, 0, k, (uint32_t)b, axes);
             add_axes(1031, 2, 600, 2, 3, (uint32_t)b, axes);
             add_axes(100003, 8, 700, 8, 8, (uint32_t)b, axes);   /* wide rows, many chunks */
+            add_axes(4097, 10, 2000, 10, 10, (uint32_t)b, axes); /* column segments of several chunks */
             add_axes(513, 120, 2000, 120, 120, (uint32_t)b, axes); /* halos of 120 rows */
             add_axes(4097, 2, 30, 2, 40, (uint32_t)b, axes);   /* rows in one-warp segments */
             add_axes(7776, 2, 30, 2, 65, (uint32_t)b, axes);   /* rows in relay segments */
