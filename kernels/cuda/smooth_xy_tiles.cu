@@ -57,8 +57,8 @@ constexpr size_t kTileBytes = (size_t)kChunkRows * kTilePitch * sizeof(float);
 constexpr size_t kStageBytes = (size_t)kChunkRows * kStagePitch;
 constexpr size_t kSmemBytes = kTileBytes + 2 * kStageBytes; /* the tile, two stages */
 constexpr int kStepsUnroll = 12;                   /* walk steps a loop turn: slots (mod 3) and
-                                                      words (mod 4) repeat */
-constexpr uint32_t kSegmentRows = 512;             /* output rows a segment, before wave fitting */
+                                                      words (mod 4) repeat (24 measured slower) */
+constexpr uint32_t kSegmentRows = 2048;            /* output rows a segment, before wave fitting */
 /* The depths it takes: from the integer window's end to where the two steps measured faster
  * (at 8 passes and more the walk's 8 warps an SM issue too seldom; docs/performance.md) */
 constexpr int kMinTilePasses = (int)GS_INT_SUMS_XY_MAX_PASSES + 1, kMaxTilePasses = 10;
@@ -145,18 +145,27 @@ __device__ __forceinline__ void walk_row(const uint32_t *words, float *out, int3
 #pragma unroll
     for (int i = 0; i < 2 * K; ++i)
         row_walk_step<K, kRowEnds>(lv, m, i, 0, words[(kSkip + i) >> 2], (kSkip + i) & 3, a, width);
-    /* then kStepsUnroll steps a turn: step 2K + 12 t + s (s static) gives output 12 t + s from
-     * byte kFirst + 12 t + s, in word kFirst / 4 + 3 t + (kFirst % 4 + s) / 4 */
+    /* then kStepsUnroll steps a turn: step 2K + T t + s (T = kStepsUnroll, s static) gives
+     * output T t + s from byte kFirst + T t + s, in word kFirst / 4 + (T / 4) t +
+     * (kFirst % 4 + s) / 4 */
     constexpr int kFirst = kSkip + 2 * K;
     constexpr int kTurns = kWalkCols / kStepsUnroll;
     constexpr int kTail = kWalkCols % kStepsUnroll;
+    constexpr int kTurnWords = kStepsUnroll / 4;
+    static_assert(kHaloBytes + kWalkCols - kLead<K> + 4 * (kFirst / 4 + kTurnWords * (kTurns + 1) + 1) <=
+                      (int)kStagePitch,
+                  "the second walker's words, those loaded ahead for no turn too, lie in its staged row");
     const uint32_t *wp = words + kFirst / 4;
     float o[4];
     /* a turn's words are loaded during the turn before, so the loop never waits on them */
-    uint32_t wv[4] = {wp[0], wp[1], wp[2], wp[3]};
+    uint32_t wv[kTurnWords + 1];
+#pragma unroll
+    for (int j = 0; j <= kTurnWords; ++j) wv[j] = wp[j];
 #pragma unroll 1
-    for (int t = 0; t < kTurns; ++t, wp += 3, out += kStepsUnroll) {
-        const uint32_t next[4] = {wp[3], wp[4], wp[5], wp[6]};
+    for (int t = 0; t < kTurns; ++t, wp += kTurnWords, out += kStepsUnroll) {
+        uint32_t next[kTurnWords + 1];
+#pragma unroll
+        for (int j = 0; j <= kTurnWords; ++j) next[j] = wp[kTurnWords + j];
 #pragma unroll
         for (int s = 0; s < kStepsUnroll; ++s) {
             row_walk_step<K, kRowEnds>(lv, m, 2 * K + s, kStepsUnroll * t,
@@ -165,7 +174,7 @@ __device__ __forceinline__ void walk_row(const uint32_t *words, float *out, int3
             if (s % 4 == 3) *(float4 *)(out + s - 3) = make_float4(o[0], o[1], o[2], o[3]);
         }
 #pragma unroll
-        for (int j = 0; j < 4; ++j) wv[j] = next[j];
+        for (int j = 0; j <= kTurnWords; ++j) wv[j] = next[j];
     }
     if constexpr (kTail > 0) {
 #pragma unroll
