@@ -116,7 +116,9 @@ static void build_axes_cases(void)
              * rows by two threads of 128 each, and a walker takes the row-end means when its
              * levels reach a row end: widths either side of where the first tile's second
              * walker (from 256 + K) and the second tile's first (from 384 + K) stop reaching
-             * it; windows of one chunk of rows (60) and of two. */
+             * it; windows of one chunk of rows (60) and of two, and a wide image whose
+             * column segments (fitted to the device's waves: few blocks across give short
+             * segments) walk several chunks. */
             static const uint32_t tile_iters[] = {4, 5, 6, 7, 9, 10};
             for (int k = 0; k < COUNT(tile_iters); ++k)
                 for (uint32_t d = 0; d < 3; ++d) {
@@ -124,6 +126,8 @@ static void build_axes_cases(void)
                     if (b != 8 || axes != 3 || (g_small && (d == 2 || kk % 2))) continue;
                     add_axes(255 + kk + d, kk, 20 + kk, kk, kk, 8, axes);
                     add_axes(383 + kk + d, kk, 61, kk, kk, 8, axes);
+                    if (d == 0 && (kk == 10 || (!g_small && kk == 4)))
+                        add_axes(16384, kk, 400, kk, kk, 8, axes);
                 }
             /* Walks of every length modulo a batch (6 rows): whole windows of 2K + 1 to
              * 2K + 12 rows, one segment each, so the last batch holds 1 to 6 rows. */

@@ -74,9 +74,10 @@ size_t gs_cuda_smooth_columns_scratch_bytes(uint32_t width, uint32_t window_rows
  * `iters` down each column on those floats (the window's first and last rows as column
  * ends), rounded once to `bits` (out_bits = bits) or left float32 (out_bits = 32); rows
  * [above, above + rows) of the result are written to d_dst. 8-bit samples to 8 bits at up
- * to GS_INT_SUMS_XY_MAX_PASSES passes (as integer sums) and 16-bit samples to 16 bits at up
- * to GS_CUDA_XY_ONE_PASS_MAX_PASSES (in float) take one pass over the image and no
- * scratch; the rest goes through float32 rows in d_scratch, which holds at least
+ * to GS_INT_SUMS_XY_MAX_PASSES passes (as integer sums) and from there to 10 (row passes in
+ * shared memory), and 16-bit samples to 16 bits at up to GS_CUDA_XY_ONE_PASS_MAX_PASSES (in
+ * float) take one pass over the image and no scratch; the rest goes through float32 rows in
+ * d_scratch, which holds at least
  * gs_cuda_smooth_xy_scratch_bytes for the same shape (NULL when that is 0).
  */
 cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,

@@ -1,9 +1,11 @@
 /* smooth_xy.cu: --axis xy, rows then columns; 8-bit samples at up to 3 passes in one pass over the image. */
 /*
- * 16-bit samples at up to GS_CUDA_XY_ONE_PASS_MAX_PASSES passes take one pass in float
- * (smooth_xy_float.cu); the rest run the passes along the rows into float32 scratch and the
- * column passes from there (gs_cuda_smooth_rows_float, gs_cuda_smooth_columns), which moves
- * 8 more bytes a pixel through device memory than the samples themselves.
+ * 8-bit samples at 4 to 10 passes take one pass through shared-memory tiles
+ * (smooth_xy_tiles.cu), 16-bit samples at up to GS_CUDA_XY_ONE_PASS_MAX_PASSES passes one
+ * pass in float (smooth_xy_float.cu); the rest run the passes along the rows into float32
+ * scratch and the column passes from there (gs_cuda_smooth_rows_float,
+ * gs_cuda_smooth_columns), which moves 8 more bytes a pixel through device memory than the
+ * samples themselves.
  */
 #include "column_walk.cuh"
 #include "fast_arith.cuh"

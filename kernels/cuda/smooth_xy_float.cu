@@ -3,8 +3,9 @@
  * 16-bit samples to 16 bits at 1 <= K <= GS_CUDA_XY_ONE_PASS_MAX_PASSES, where it measured
  * faster than the two-step path (rows to float32 in device memory, then the column walk
  * over them: 8 more bytes a pixel). For 8-bit and float32 samples and for more passes the
- * two steps stay: there this kernel ran 1.7-3.4x slower (docs/performance.md, "xy in one
- * pass in float"); the bench checks it against them.
+ * two steps stay (8-bit samples at 4 to 10 passes take smooth_xy_tiles.cu): there this kernel
+ * ran 1.7-3.4x slower (docs/performance.md, "xy in one pass in float"); the bench checks it
+ * against them.
  *
  * A thread owns kCols neighbouring columns (4) and walks down a segment of rows as the column
  * launches do (column_walk.cuh); a row entering the walk first takes its K passes along the

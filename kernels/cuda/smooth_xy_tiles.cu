@@ -1,4 +1,4 @@
-/* smooth_xy_tiles.cu: --axis xy of 8-bit samples at 4 to 7 passes in one pass over the image: row passes into shared-memory tiles, then the column walk. */
+/* smooth_xy_tiles.cu: --axis xy of 8-bit samples at 4 to 10 passes in one pass over the image: row passes into shared-memory tiles, then the column walk. */
 /*
  * The two-step path runs every row's passes into float32 rows in device memory and walks
  * the columns from there: 8 more bytes a pixel, and its rows launch spent about 56
@@ -44,7 +44,8 @@ constexpr int kWalkersPerRow = 2;                  /* threads that walk a row's 
 constexpr int kWalkCols = kTileCols / kWalkersPerRow; /* columns a row walker computes: 128 */
 constexpr int kRowSlots = kThreads / kWalkersPerRow;  /* walkers of one half: 64 */
 constexpr int kChunkRows = 10 * kWalkUnroll;       /* rows a chunk: 60, whole column batches, at
-                                                      most kRowSlots */
+                                                      most kRowSlots (64, the rest carried to the
+                                                      next chunk, measured slower) */
 constexpr int kHaloBytes = 16;                     /* staged columns either side of the tile */
 constexpr int kStageVectors = (kTileCols + 2 * kHaloBytes) / 16; /* 16-byte copies a row: 18 */
 /* A staged row's bytes: an odd number of 16-byte vectors, so that eight walkers reading 16
@@ -58,9 +59,11 @@ constexpr size_t kStageBytes = (size_t)kChunkRows * kStagePitch;
 constexpr size_t kSmemBytes = kTileBytes + 2 * kStageBytes; /* the tile, two stages */
 constexpr int kStepsUnroll = 12;                   /* walk steps a loop turn: slots (mod 3) and
                                                       words (mod 4) repeat (24 measured slower) */
-constexpr uint32_t kSegmentRows = 2048;            /* output rows a segment, before wave fitting */
-/* The depths it takes: from the integer window's end to where the two steps measured faster
- * (at 8 passes and more the walk's 8 warps an SM issue too seldom; docs/performance.md) */
+constexpr uint32_t kSegmentRows = 2048;            /* output rows a segment before wave fitting (512
+                                                      and 1024 measured slower: a segment walks 2K
+                                                      rows of context and a part-filled last chunk) */
+/* The depths it takes: from the integer window's end to 10, each measured faster than the two
+ * steps (docs/performance.md); deeper walks keep the two steps, unmeasured here */
 constexpr int kMinTilePasses = (int)GS_INT_SUMS_XY_MAX_PASSES + 1, kMaxTilePasses = 10;
 static_assert(kChunkRows % kWalkUnroll == 0 && kChunkRows <= kRowSlots, "a chunk is whole batches");
 static_assert(kMaxTilePasses <= kHaloBytes && kMaxTilePasses <= 12,
