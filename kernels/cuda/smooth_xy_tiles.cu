@@ -358,7 +358,7 @@ cudaError_t launch_tiles(const void *src, size_t src_pitch, void *dst, size_t ds
 
 } /* namespace */
 
-extern "C" bool gs_cuda_smooth_xy_tiles_takes(uint32_t bits, uint32_t out_bits, uint32_t iters)
+extern "C" int gs_cuda_smooth_xy_tiles_takes(uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
     return bits == 8 && out_bits == 8 && iters >= (uint32_t)kMinTilePasses && iters <= (uint32_t)kMaxTilePasses;
 }
