@@ -299,8 +299,8 @@ int main(int argc, char **argv)
         float *d_float = NULL;
         const size_t fpitch = (size_t)W * sizeof(float);
         CHECK(cudaMalloc(&d_float, fpitch * H));
-        /* xy at every depth to 10, where its paths hand over (the integer window, the
-         * shared-memory tiles, the two steps); y at 1 to 3 and 10 */
+        /* xy at every depth to 10, across the hand-over from the integer window (to 3) to
+         * the shared-memory tiles (4 to 10); y at 1 to 3 and 10 */
         const uint32_t kys[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
         for (uint32_t k : kys) {
             const size_t col_scr = gs_cuda_smooth_columns_scratch_bytes(W, H, k);

@@ -116,9 +116,9 @@ static void build_axes_cases(void)
              * rows by two threads of 128 each, and a walker takes the row-end means when its
              * levels reach a row end: widths either side of where the first tile's second
              * walker (from 256 + K) and the second tile's first (from 384 + K) stop reaching
-             * it; windows of one chunk of rows (60) and of two, and a wide image whose
-             * column segments (fitted to the device's waves: few blocks across give short
-             * segments) walk several chunks. */
+             * it (these narrow windows are cut into short column segments, fitted to the
+             * device's waves, so their walks take one chunk of rows or two); and a wide
+             * image whose segments walk several chunks of 60 rows. */
             static const uint32_t tile_iters[] = {4, 5, 6, 7, 9, 10};
             for (int k = 0; k < COUNT(tile_iters); ++k)
                 for (uint32_t d = 0; d < 3; ++d) {

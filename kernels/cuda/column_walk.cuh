@@ -2,7 +2,8 @@
 /*
  * Shared by the column launches (smooth_columns.cu), whose rows enter as loaded, and the
  * one-pass xy launches (smooth_xy_float.cu), whose rows take their K row passes as they
- * enter; the u8 one-pass xy walk (smooth_xy.cu) stages its rows with StagedRows too.
+ * enter; the u8 one-pass xy walk (smooth_xy.cu) stages its rows with StagedRows too, and
+ * the u8 xy tiles (smooth_xy_tiles.cu) run column_batch over rows passed in shared memory.
  *
  * A thread owns C neighbouring columns of a segment of output rows. It walks down them from
  * K rows above the segment to K rows below (clipped to the window), keeping for each level

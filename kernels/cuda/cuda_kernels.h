@@ -89,9 +89,9 @@ size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t window_rows, uin
 
 /* The passes of gs_cuda_smooth_xy over 8-bit samples to 8 bits past the integer window that
  * run in one pass over the image, their row passes in shared-memory tiles
- * (smooth_xy_tiles.cu): whether it takes `iters` (nonzero), and the launch, with
- * gs_cuda_smooth_xy's arguments without the scratch. */
-int gs_cuda_smooth_xy_tiles_takes(uint32_t bits, uint32_t out_bits, uint32_t iters);
+ * (smooth_xy_tiles.cu): whether it takes rows of `width` at `iters` (nonzero), and the
+ * launch, with gs_cuda_smooth_xy's arguments without the scratch. */
+int gs_cuda_smooth_xy_tiles_takes(uint32_t width, uint32_t bits, uint32_t out_bits, uint32_t iters);
 cudaError_t gs_cuda_smooth_xy_tiles(const void *d_src, size_t src_pitch, void *d_dst, size_t dst_pitch,
                                     uint32_t width, uint32_t window_rows, uint32_t above, uint32_t rows,
                                     uint32_t iters, cudaStream_t stream);

@@ -560,7 +560,7 @@ extern "C" size_t gs_cuda_smooth_xy_scratch_bytes(uint32_t width, uint32_t windo
                                                   uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
     return one_pass(bits, out_bits, iters) || float_one_pass(bits, out_bits, iters) ||
-                   gs_cuda_smooth_xy_tiles_takes(bits, out_bits, iters)
+                   gs_cuda_smooth_xy_tiles_takes(width, bits, out_bits, iters)
                ? 0
                : two_step_scratch(width, window_rows, iters).total();
 }
@@ -586,7 +586,7 @@ extern "C" cudaError_t gs_cuda_smooth_xy(const void *d_src, size_t src_pitch, vo
         default: return smooth_xy_one_pass<3>(g, rows, stream);
         }
     }
-    if (gs_cuda_smooth_xy_tiles_takes(bits, out_bits, iters))
+    if (gs_cuda_smooth_xy_tiles_takes(width, bits, out_bits, iters))
         return gs_cuda_smooth_xy_tiles(d_src, src_pitch, d_dst, dst_pitch, width, window_rows, above,
                                        rows, iters, stream);
     if (float_one_pass(bits, out_bits, iters))

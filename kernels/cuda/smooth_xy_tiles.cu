@@ -48,8 +48,9 @@ constexpr int kChunkRows = 10 * kWalkUnroll;       /* rows a chunk: 60, whole co
                                                       next chunk, measured slower) */
 constexpr int kHaloBytes = 16;                     /* staged columns either side of the tile */
 constexpr int kStageVectors = (kTileCols + 2 * kHaloBytes) / 16; /* 16-byte copies a row: 18 */
-/* A staged row's bytes: an odd number of 16-byte vectors, so that eight walkers reading 16
- * bytes each from eight neighbouring rows hit eight different bank groups. */
+/* A staged row's bytes: an odd number of 16-byte vectors (rows start 16-byte aligned for
+ * cp.async), the spread of banks that allows: the walkers of a warp, 32 rows, read a word
+ * each in 8 banks (4 to a bank), where an even number would put them in fewer. */
 constexpr uint32_t kStagePitch = (kStageVectors + 1) * 16;
 /* A float tile row's floats: 4 more than the tile, so that the eight rows a quarter-warp's
  * 16-byte stores reach start in eight different bank groups. */
@@ -65,24 +66,19 @@ constexpr uint32_t kSegmentRows = 2048;            /* output rows a segment befo
 /* The depths it takes: from the integer window's end to 10, each measured faster than the two
  * steps (docs/performance.md); deeper walks keep the two steps, unmeasured here */
 constexpr int kMinTilePasses = (int)GS_INT_SUMS_XY_MAX_PASSES + 1, kMaxTilePasses = 10;
+/* Widest rows it takes: columns are signed 32-bit, and a tile reaches kTileCols and its halo
+ * past the row's end; wider rows keep the two steps. */
+constexpr uint32_t kMaxTileWidth = (uint32_t)INT32_MAX - 2 * kTileCols;
 static_assert(kChunkRows % kWalkUnroll == 0 && kChunkRows <= kRowSlots, "a chunk is whole batches");
-static_assert(kMaxTilePasses <= kHaloBytes && kMaxTilePasses <= 12,
-              "the row walk's halo lies in the staged columns, its lead in whole words");
+static_assert(kMaxTilePasses <= kHaloBytes, "the row walk's halo lies in the staged columns");
 static_assert(2 * kMaxTilePasses <= (int)GS_SHORT_DIV_PASSES,
               "every pass from integer samples, row and column, divides in two instructions");
 static_assert(kWalkCols % 4 == 0 && (kWalkCols - kWalkCols % kStepsUnroll) % 4 == 0,
               "a walker's outputs go to the tile as whole 16-byte vectors");
 
-/* The chunk's rows of the float tile as a column walk reads them: the thread's kCols
- * columns of a row, one 8-byte vector. */
-struct TileRows {
-    using Raw = float2;
-    static __device__ __forceinline__ Raw zero() { return make_float2(0.0f, 0.0f); }
-    __device__ __forceinline__ void enter(const Raw &r, float (&out)[kCols]) const
-    {
-        out[0] = r.x, out[1] = r.y;
-    }
-};
+/* The float tile's rows as the column walk takes them: the thread's kCols columns of a
+ * row, one vector, as float32 rows enter the column launches' walk. */
+using TileRows = LoadedRows<float, kCols>;
 
 /* column_step's rule (the two-term mean at a row's ends, a one-sample row unchanged) as
  * selects, with no branch: its branches split the row-end walk into a block a level, each
@@ -155,9 +151,11 @@ __device__ __forceinline__ void walk_row(const uint32_t *words, float *out, int3
     constexpr int kTurns = kWalkCols / kStepsUnroll;
     constexpr int kTail = kWalkCols % kStepsUnroll;
     constexpr int kTurnWords = kStepsUnroll / 4;
+    static_assert(kHaloBytes + 2 * kWalkCols + K <= 16 * kStageVectors,
+                  "the second walker's samples lie in the staged bytes");
     static_assert(kHaloBytes + kWalkCols - kLead<K> + 4 * (kFirst / 4 + kTurnWords * (kTurns + 1) + 1) <=
                       (int)kStagePitch,
-                  "the second walker's words, those loaded ahead for no turn too, lie in its staged row");
+                  "the words it loads a turn ahead, for no turn too at the end, lie in its stage row");
     const uint32_t *wp = words + kFirst / 4;
     float o[4];
     /* a turn's words are loaded during the turn before, so the loop never waits on them */
@@ -224,9 +222,11 @@ __global__ void __launch_bounds__(kThreads, 2)
     float *tile = (float *)smem;
     char *const stages = (char *)smem + kTileBytes; /* two, kStageBytes apart */
     const int tid = threadIdx.x;
-    /* The blocks holding a row end run the slower row-end walk; they take the first block
-     * indices, so that they start in the first wave and the grid's tail holds the others'
-     * short blocks (a grid of one segment a block row: not capped at kMaxGridY). */
+    /* The first and the last tile's blocks hold the row ends and run the slower row-end
+     * walk; they take the first block indices, so that they start in the first wave and the
+     * grid's tail holds the others' short blocks (a grid of one segment a block row: not
+     * capped at kMaxGridY). A last tile of fewer than K columns leaves the row end's walk to
+     * the tile before too, which keeps its place: a matter of speed alone. */
     uint32_t tile_x = blockIdx.x, first_seg = blockIdx.y;
     if (gridDim.x > 2 && gridDim.y == out.segs) {
         uint32_t n = blockIdx.y * gridDim.x + blockIdx.x;
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     const bool stores = x < width;
     const bool whole_stores = x + kCols <= width;
     const float *tile_cols = tile + kCols * tid;
-    const TileRows tile_rows;
+    const TileRows tile_rows = {x, width};
     const uint32_t above = out.above;
 
     for (uint32_t seg = first_seg; seg < out.segs; seg += gridDim.y) {
@@ -314,11 +314,11 @@ __global__ void __launch_bounds__(kThreads, 2)
                     constexpr bool kInterior = decltype(interior_tag)::value;
                     constexpr bool kStoresAll = decltype(stores_all_tag)::value;
                     constexpr bool kWholeStores = decltype(whole_tag)::value;
-                    float2 in[kWalkUnroll];
+                    TileRows::Raw in[kWalkUnroll];
 #pragma unroll
                     for (int u = 0; u < kWalkUnroll; ++u)
                         in[u] = (!kInterior && y + u >= w1) ? TileRows::zero()
-                                                             : *(const float2 *)(trow + u * kTilePitch);
+                                                             : *(const TileRows::Raw *)(trow + u * kTilePitch);
                     column_batch<K, uint8_t, ShortDivide, kInterior, kStoresAll, kWholeStores, kCols>(
                         v, p0, tile_rows, in, dst, dst_pitch, x, stores, width, y, w0, w1, s0, s1, above);
                 };
@@ -358,9 +358,10 @@ cudaError_t launch_tiles(const void *src, size_t src_pitch, void *dst, size_t ds
 
 } /* namespace */
 
-extern "C" int gs_cuda_smooth_xy_tiles_takes(uint32_t bits, uint32_t out_bits, uint32_t iters)
+extern "C" int gs_cuda_smooth_xy_tiles_takes(uint32_t width, uint32_t bits, uint32_t out_bits, uint32_t iters)
 {
-    return bits == 8 && out_bits == 8 && iters >= (uint32_t)kMinTilePasses && iters <= (uint32_t)kMaxTilePasses;
+    return bits == 8 && out_bits == 8 && iters >= (uint32_t)kMinTilePasses && iters <= (uint32_t)kMaxTilePasses &&
+           width <= kMaxTileWidth;
 }
 
 extern "C" cudaError_t gs_cuda_smooth_xy_tiles(const void *d_src, size_t src_pitch, void *d_dst,
