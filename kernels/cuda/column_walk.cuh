@@ -379,6 +379,35 @@ __device__ __forceinline__ void segment_rows(const ColumnRows &r, uint32_t seg, 
     s1 = s0 + r.seg_rows < end ? s0 + r.seg_rows : end;
 }
 
+/* Level values of a walk's start: every level's three rows 0. */
+template <int L, int C> __device__ __forceinline__ void zero_levels(float (&v)[L][3][C])
+{
+#pragma unroll
+    for (int j = 0; j < L; ++j)
+#pragma unroll
+        for (int i = 0; i < 3; ++i)
+#pragma unroll
+            for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
+}
+
+/* batch(interior, stores_all, whole_stores) with each flag a std::true_type or
+ * std::false_type: the column_batch variant for the batch (stores_all implies interior,
+ * whole_stores is taken only with stores_all). */
+template <class Batch>
+__device__ __forceinline__ void batch_variant(bool interior, bool stores_all, bool whole_stores, Batch &&batch)
+{
+    using T = std::true_type;
+    using F = std::false_type;
+    if (stores_all && whole_stores)
+        batch(T{}, T{}, T{});
+    else if (stores_all)
+        batch(T{}, T{}, F{});
+    else if (interior)
+        batch(T{}, F{}, F{});
+    else
+        batch(F{}, F{}, F{});
+}
+
 /* K passes rolled through registers, in float, for the segments blockIdx.y, + gridDim.y, ...
  * of `out`. Window rows [0, rows); a row t of the output is written to dst row t - out.above,
  * columns from x when `stores`. Rows come from `in_rows` (LoadedRows or the like): Raw
@@ -404,12 +433,7 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         float v[K + 1][3][C];
         uint32_t p0[3][2] = {}; /* level 0 where PackedLevel0, else unused */
-#pragma unroll
-        for (int j = 0; j <= K; ++j)
-#pragma unroll
-            for (int i = 0; i < 3; ++i)
-#pragma unroll
-                for (int c = 0; c < C; ++c) v[j][i][c] = 0.0f;
+        zero_levels(v);
         /* A segment edge that is not a window end needs no end rule: the rows its levels
          * compute there feed only the K rows of context, never a stored row. Past such an end
          * the walk reads the window's real rows (every row a batch can reach lies in the
@@ -461,17 +485,8 @@ __device__ __forceinline__ void column_walk(const Rows &in_rows, const char *src
              * columns all lie in the row (all but a row's last thread), without the column
              * test: its branch around the partial store took 3 of a row's 94 instructions in
              * u8 xy K=10's columns (BSSY, BRA, BSYNC) */
-            using T = std::true_type;
-            using F = std::false_type;
             const bool stores_all = !kStaged && interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
-            if (stores_all && whole_stores)
-                batch(T{}, T{}, T{});
-            else if (stores_all)
-                batch(T{}, T{}, F{});
-            else if (interior)
-                batch(T{}, F{}, F{});
-            else
-                batch(F{}, F{}, F{});
+            batch_variant(interior, stores_all, whole_stores, batch);
             if constexpr (kStaged) staged.done();
         }
         /* copies past the last batch may still be in flight: the thread's next segment

@@ -269,18 +269,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (uint32_t seg = first_seg; seg < out.segs; seg += gridDim.y) {
         uint32_t s0, s1;
         segment_rows(out, seg, s0, s1);
+        /* the walk's rows and its free ends, as column_walk's */
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         const bool free_start = w0 > 0;
         const bool free_end = w1 + K + kWalkUnroll <= rows;
         float v[K + 1][3][kCols];
         uint32_t p0[3][2] = {};
-#pragma unroll
-        for (int j = 0; j <= K; ++j)
-#pragma unroll
-            for (int i = 0; i < 3; ++i)
-#pragma unroll
-                for (int c = 0; c < kCols; ++c) v[j][i][c] = 0.0f;
+        zero_levels(v);
         int cur = 0;
         copies.send(stages, w0);
         asm volatile("cp.async.commit_group;" ::: "memory");
@@ -322,17 +318,7 @@ __global__ void __launch_bounds__(kThreads, 2)
                     column_batch<K, uint8_t, ShortDivide, kInterior, kStoresAll, kWholeStores, kCols>(
                         v, p0, tile_rows, in, dst, dst_pitch, x, stores, width, y, w0, w1, s0, s1, above);
                 };
-                using T = std::true_type;
-                using F = std::false_type;
-                const bool stores_all = interior && y >= s0 + K && y + kWalkUnroll <= s1 + K;
-                if (stores_all && whole_stores)
-                    batch(T{}, T{}, T{});
-                else if (stores_all)
-                    batch(T{}, T{}, F{});
-                else if (interior)
-                    batch(T{}, F{}, F{});
-                else
-                    batch(F{}, F{}, F{});
+                batch_variant(interior, interior && y >= s0 + K && y + kWalkUnroll <= s1 + K, whole_stores, batch);
             }
             cur ^= 1;
         }
