@@ -505,21 +505,22 @@ constexpr uint32_t walk_segment_rows(int K, uint32_t default_rows)
 
 /* Launch Kernel(src, src_pitch, dst, dst_pitch, width, rows, ColumnRows), a column walk, over
  * output rows [a0, a0 + an) and [b0, b0 + bn) (bn 0: none) of a window of `rows`, dst at
- * window row `above`: blocks_x blocks of kWalkThreads across, segments of about
- * default_seg_rows fitted to whole waves of the device. */
+ * window row `above`: blocks_x blocks of kWalkThreads across, with `smem` bytes of dynamic
+ * shared memory each, segments of about default_seg_rows fitted to whole waves of the
+ * device. */
 template <auto Kernel>
 cudaError_t launch_column_walk(uint32_t blocks_x, uint32_t default_seg_rows, const void *src,
                                size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                                uint32_t rows, uint32_t above, uint32_t a0, uint32_t an, uint32_t b0,
-                               uint32_t bn, cudaStream_t stream)
+                               uint32_t bn, cudaStream_t stream, size_t smem = 0)
 {
     if (an + bn == 0) return cudaSuccess;
     uint32_t seg_rows;
-    cudaError_t e = wave_segment_rows<Kernel>(kWalkThreads, an + bn, blocks_x, default_seg_rows, &seg_rows);
+    cudaError_t e = wave_segment_rows<Kernel>(kWalkThreads, smem, an + bn, blocks_x, default_seg_rows, &seg_rows);
     if (e != cudaSuccess) return e;
     const ColumnRows out = column_rows(above, a0, an, b0, bn, seg_rows);
-    Kernel<<<segment_grid(blocks_x, out.segs), kWalkThreads, 0, stream>>>((const char *)src, src_pitch,
-                                                                         (char *)dst, dst_pitch, width, rows, out);
+    Kernel<<<segment_grid(blocks_x, out.segs), kWalkThreads, smem, stream>>>((const char *)src, src_pitch,
+                                                                            (char *)dst, dst_pitch, width, rows, out);
     return cudaGetLastError();
 }
 

@@ -105,17 +105,19 @@ cudaError_t resident_blocks(int block, size_t smem, int carveout, uint64_t *resi
 }
 
 /*
- * gs_wave_segment_rows for Kernel's launch of `block` threads a block on the current device
- * (smooth_columns.cu, smooth_xy.cu): segments that fill whole waves of resident blocks.
- * With 256-row segments a 16384-row window ran 1.3 waves of blocks down the columns, its
- * last wave a third full.
+ * gs_wave_segment_rows for Kernel's launch of `block` threads a block, with `smem` bytes of
+ * dynamic shared memory (its limit raised as resident_blocks does), on the current device
+ * (smooth_columns.cu, smooth_xy.cu, smooth_xy_tiles.cu): segments that fill whole waves of
+ * resident blocks. With 256-row segments a 16384-row window ran 1.3 waves of blocks down the
+ * columns, its last wave a third full.
  */
 template <auto Kernel>
-cudaError_t wave_segment_rows(int block, uint32_t out_rows, uint32_t blocks_x, uint32_t default_rows,
-                              uint32_t *seg_rows)
+cudaError_t wave_segment_rows(int block, size_t smem, uint32_t out_rows, uint32_t blocks_x,
+                              uint32_t default_rows, uint32_t *seg_rows)
 {
     uint64_t resident = 0;
-    const cudaError_t err = occupancy_blocks<Kernel>(block, 0, &resident);
+    const cudaError_t err = smem ? resident_blocks<Kernel>(block, smem, -1, &resident)
+                                 : occupancy_blocks<Kernel>(block, 0, &resident);
     if (err != cudaSuccess) return err;
     *seg_rows = gs_wave_segment_rows(out_rows, blocks_x, resident, default_rows);
     return cudaSuccess;

@@ -503,7 +503,7 @@ cudaError_t smooth_xy_one_pass(XyArgs g, uint32_t rows, cudaStream_t stream)
         in.t0 = t0, in.t1 = t1;
         const uint32_t warps = (word_end - 1 + kWarpStoredWords - 1) / kWarpStoredWords;
         const uint32_t blocks = (warps * kWarp + kXyThreads - 1) / kXyThreads;
-        cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, t1 - t0, blocks,
+        cudaError_t err = wave_segment_rows<xy_interior_kernel<K>>(kXyThreads, 0, t1 - t0, blocks,
                                                                   kInteriorSegmentRows, &in.seg_rows);
         if (err != cudaSuccess) return err;
         xy_interior_kernel<K><<<grid_of(blocks, t0, t1, in.seg_rows), kXyThreads, 0, stream>>>(in, word_end);

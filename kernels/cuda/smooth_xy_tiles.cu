@@ -327,19 +327,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
+/* The launch: a column walk over the window's output rows, with the tile and stage's shared memory. */
 template <int K>
 cudaError_t launch_tiles(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                          uint32_t window_rows, uint32_t above, uint32_t rows, cudaStream_t stream)
 {
-    const uint32_t blocks_x = (width + kTileCols - 1) / kTileCols;
-    uint64_t resident = 0;
-    cudaError_t e = resident_blocks<xy_tiles_kernel<K>>(kThreads, kSmemBytes, -1, &resident);
-    if (e != cudaSuccess) return e;
-    const uint32_t seg_rows = gs_wave_segment_rows(rows, blocks_x, resident, walk_segment_rows(K, kSegmentRows));
-    const ColumnRows out = column_rows(above, above, rows, 0, 0, seg_rows);
-    xy_tiles_kernel<K><<<segment_grid(blocks_x, out.segs), kThreads, kSmemBytes, stream>>>(
-        (const char *)src, src_pitch, (char *)dst, dst_pitch, width, window_rows, out);
-    return cudaGetLastError();
+    return launch_column_walk<xy_tiles_kernel<K>>((width + kTileCols - 1) / kTileCols, walk_segment_rows(K, kSegmentRows),
+                                                  src, src_pitch, dst, dst_pitch, width, window_rows, above, above,
+                                                  rows, 0, 0, stream, kSmemBytes);
 }
 
 } /* namespace */
