@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
-/* The launch: a column walk over the window's output rows, with the tile and stage's shared memory. */
+/* The launch: a column walk over the window's output rows, with the tile and its two stages in shared memory. */
 template <int K>
 cudaError_t launch_tiles(const void *src, size_t src_pitch, void *dst, size_t dst_pitch, uint32_t width,
                          uint32_t window_rows, uint32_t above, uint32_t rows, cudaStream_t stream)
