@@ -177,7 +177,7 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
 }
 
 /*
- * One batch of kWalkUnroll rows y .. y + kWalkUnroll - 1 through every level. Level j's row t
+ * One batch of U rows y .. y + U - 1 (kWalkUnroll but in the xy tiles) through every level. Level j's row t
  * lives in v[j][t % 3]; segments start their walk at w0, batches are a multiple of 3 rows
  * long, so every slot index below is a compile-time constant (no register moves to roll the
  * rows). kInterior: every row of the batch is inside the window and every row a level
@@ -190,19 +190,20 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
  * all lie in the row, so no column test either.
  */
 template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, bool kWholeStores,
-          int C, class Rows>
+          int C, class Rows, int U>
 __device__ __forceinline__ void column_batch(float (&v)[K + 1][3][C], uint32_t (&p0)[3][2], const Rows &rows,
-                                             const typename Rows::Raw (&in)[kWalkUnroll], char *dst,
+                                             const typename Rows::Raw (&in)[U], char *dst,
                                              size_t dst_pitch, uint32_t x, bool stores,
                                              uint32_t width, uint32_t y, uint32_t w0, uint32_t w1,
                                              uint32_t s0, uint32_t s1, uint32_t above)
 {
+    static_assert(U % 3 == 0, "a batch keeps every row in the same ring slot");
     static_assert(kInterior || !kStoresAll, "only interior batches store every row");
     static_assert(kStoresAll || !kWholeStores,
                   "only batches that store every row skip the column test");
     char *out_row = kStoresAll ? dst + (size_t)(y - K - above) * dst_pitch : nullptr;
 #pragma unroll
-    for (int u = 0; u < kWalkUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
         const uint32_t yy = y + u;
         if (!kInterior && yy >= w1 + K) break;
         /* rows past the window's end enter as zeros and are never read as values */

@@ -43,9 +43,11 @@ constexpr uint32_t kTileCols = kThreads * kCols;   /* columns a block owns: 256 
 constexpr int kWalkersPerRow = 2;                  /* threads that walk a row's tile columns */
 constexpr int kWalkCols = kTileCols / kWalkersPerRow; /* columns a row walker computes: 128 */
 constexpr int kRowSlots = kThreads / kWalkersPerRow;  /* walkers of one half: 64 */
-constexpr int kChunkRows = 10 * kWalkUnroll;       /* rows a chunk: 60, whole column batches, at
-                                                      most kRowSlots (64, the rest carried to the
-                                                      next chunk, measured slower) */
+constexpr int kBatchRows = 9;                      /* rows a column batch: a multiple of 3 (ring
+                                                      slots) that divides kChunkRows */
+constexpr int kChunkRows = 7 * kBatchRows;         /* rows a chunk: 63 of the kRowSlots walkers
+                                                      (60, batches of 6, left 4 of 64 idle; 64, the
+                                                      rest carried to the next chunk, measured slower) */
 constexpr int kHaloBytes = 16;                     /* staged columns either side of the tile */
 constexpr int kStageVectors = (kTileCols + 2 * kHaloBytes) / 16; /* 16-byte copies a row: 18 */
 /* A staged row's bytes: an odd number of 16-byte vectors (rows start 16-byte aligned for
@@ -69,7 +71,7 @@ constexpr int kMinTilePasses = (int)GS_INT_SUMS_XY_MAX_PASSES + 1, kMaxTilePasse
 /* Widest rows it takes: columns are signed 32-bit, and a tile reaches kTileCols and its halo
  * past the row's end; wider rows keep the two steps. */
 constexpr uint32_t kMaxTileWidth = (uint32_t)INT32_MAX - 2 * kTileCols;
-static_assert(kChunkRows % kWalkUnroll == 0 && kChunkRows <= kRowSlots, "a chunk is whole batches");
+static_assert(kChunkRows % kBatchRows == 0 && kChunkRows <= kRowSlots, "a chunk is whole batches");
 static_assert(kMaxTilePasses <= kHaloBytes, "the row walk's halo lies in the staged columns");
 static_assert(2 * kMaxTilePasses <= (int)GS_SHORT_DIV_PASSES,
               "every pass from integer samples, row and column, divides in two instructions");
@@ -273,7 +275,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         const uint32_t w0 = s0 > (uint32_t)K ? s0 - K : 0;
         const uint32_t w1 = s1 + K < rows ? s1 + K : rows;
         const bool free_start = w0 > 0;
-        const bool free_end = w1 + K + kWalkUnroll <= rows;
+        const bool free_end = w1 + K + kBatchRows <= rows;
         float v[K + 1][3][kCols];
         uint32_t p0[3][2] = {};
         zero_levels(v);
@@ -289,7 +291,7 @@ __global__ void __launch_bounds__(kThreads, 2)
             /* the rows the chunk's batches read: the last chunk of a walk may need few */
             const uint32_t left = w1 + K - yc;
             const uint32_t chunk_rows = left >= (uint32_t)kChunkRows ? (uint32_t)kChunkRows
-                                                                      : (left + kWalkUnroll - 1) / kWalkUnroll * kWalkUnroll;
+                                                                      : (left + kBatchRows - 1) / kBatchRows * kBatchRows;
             if (walks && (uint32_t)slot < chunk_rows) {
                 const uint32_t *words =
                     (const uint32_t *)(stages + cur * kStageBytes + slot * kStagePitch + kHaloBytes + half * kWalkCols - kLead<K>);
@@ -301,24 +303,27 @@ __global__ void __launch_bounds__(kThreads, 2)
             }
             __syncthreads(); /* the chunk's row passes are in the tile */
 #pragma unroll 1
-            for (int b = 0; b < kChunkRows / kWalkUnroll; ++b) {
-                const uint32_t y = yc + b * kWalkUnroll;
+            for (int b = 0; b < kChunkRows / kBatchRows; ++b) {
+                const uint32_t y = yc + b * kBatchRows;
                 if (y >= w1 + K) break;
-                const bool interior = (free_start || y >= w0 + K + 1) && (free_end || y + kWalkUnroll + 1 <= w1);
-                const float *trow = tile_cols + b * kWalkUnroll * kTilePitch;
+                const bool interior = (free_start || y >= w0 + K + 1) && (free_end || y + kBatchRows + 1 <= w1);
+                const float *trow = tile_cols + b * kBatchRows * kTilePitch;
                 auto batch = [&](auto interior_tag, auto stores_all_tag, auto whole_tag) {
                     constexpr bool kInterior = decltype(interior_tag)::value;
                     constexpr bool kStoresAll = decltype(stores_all_tag)::value;
                     constexpr bool kWholeStores = decltype(whole_tag)::value;
-                    TileRows::Raw in[kWalkUnroll];
+                    TileRows::Raw in[kBatchRows];
 #pragma unroll
-                    for (int u = 0; u < kWalkUnroll; ++u)
+                    for (int u = 0; u < kBatchRows; ++u)
                         in[u] = (!kInterior && y + u >= w1) ? TileRows::zero()
                                                              : *(const TileRows::Raw *)(trow + u * kTilePitch);
+                    /* a thread whose columns all lie in the row stores: a constant, so that
+                     * the batch's rows store with no branch around them */
                     column_batch<K, uint8_t, ShortDivide, kInterior, kStoresAll, kWholeStores, kCols>(
-                        v, p0, tile_rows, in, dst, dst_pitch, x, stores, width, y, w0, w1, s0, s1, above);
+                        v, p0, tile_rows, in, dst, dst_pitch, x, kWholeStores || stores, width, y, w0, w1, s0,
+                        s1, above);
                 };
-                batch_variant(interior, interior && y >= s0 + K && y + kWalkUnroll <= s1 + K, whole_stores, batch);
+                batch_variant(interior, interior && y >= s0 + K && y + kBatchRows <= s1 + K, whole_stores, batch);
             }
             cur ^= 1;
         }
