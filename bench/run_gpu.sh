@@ -215,11 +215,15 @@ fi
 # ---- 7b. hardware counters of chosen ops (ncu, clocks left as they are) ----
 if want profile; then
     {
+        # the kernel filter as an array: under IFS=';' an unquoted expansion would pass
+        # "--kernel-name regex:..." to ncu as one word
+        kernel_filter=()
+        [ -n "${PROFILE_KERNELS:-}" ] && kernel_filter=(--kernel-name "regex:$PROFILE_KERNELS")
         IFS=';'
         for op in ${PROFILE_OPS:-smooth xy K=3;smooth y K=3}; do
             echo "== ncu: $op"
             # skip the bench's warm-up launches; every kernel of a few timed launches
-            timeout 200 ncu --clock-control none ${PROFILE_KERNELS:+--kernel-name "regex:$PROFILE_KERNELS"} \
+            timeout 200 ncu --clock-control none "${kernel_filter[@]}" \
                 --launch-skip "${PROFILE_SKIP:-20}" \
                 --launch-count "${PROFILE_COUNT:-8}" \
                 --section SpeedOfLight --section Occupancy --section LaunchStats \
