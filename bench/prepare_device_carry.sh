@@ -6,10 +6,12 @@
 # Run here, from the repository root, before a device call; bench/run_gpu.sh puts
 # .device/lib on LD_LIBRARY_PATH there. Binaries built here (Debian 12, glibc 2.36) run
 # on the GPU machine (Ubuntu 24.04, glibc 2.39), so only these libraries need to travel.
-# The tree itself is about 34 MB of the 64 MiB a call may carry, so a build (stripped
-# binaries of a -DCMAKE_CUDA_ARCHITECTURES=90-real build, about 30 MB) and .device travel
-# best compressed, e.g. `tar -cJf .devcarry/carry.tar.xz build-carry .device` (9 MB), the
-# call unpacking it first (`tar xJf .devcarry/carry.tar.xz`).
+# The tree itself is about 36 MB of the 64 MiB a call may carry, so a build (the stripped
+# binaries run_gpu.sh uses and lib/, about 45 MB) and .device (57 MB, 48 of them Python)
+# travel best compressed, e.g. `tar -cJf .devcarry/carry.tar.xz build-carry .device` (23 MB;
+# about 18 MB with `--exclude='.device/python/dask*' --exclude='.device/python/distributed*'
+# --exclude='.device/python/tornado*'` where the call runs no Dask step), the call
+# unpacking it first (`tar xJf .devcarry/carry.tar.xz`).
 set -eu
 dest=.device
 mkdir -p "$dest/lib" "$dest/include"
