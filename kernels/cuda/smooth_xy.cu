@@ -62,12 +62,11 @@ constexpr int kLaneWords = 2;
 constexpr uint32_t kWarpStoredWords = kWarp * kLaneWords - 2; /* all but lane 0's first, lane 31's last */
 constexpr int kUnroll = kWalkUnroll;            /* rows a batch: a multiple of 3, so ring
                                                    slots stay constant */
-/* Output rows a thread walks (interior), before wave fitting: short segments, many waves.
- * Blocks of one wave finished far apart (Nsight Compute: 20 of 28 warps an SM active at 256
- * rows), and a block that finishes early leaves its SM idle unless another waits; the 2K rows
- * a segment walks beyond its own cost less (16384^2 K=3 on an H100: 256 rows 0.292 ms, 64
- * rows 0.263, 32 rows 0.246; docs/performance.md). */
-constexpr uint32_t kInteriorSegmentRows = 32;
+/* Output rows a thread walks (interior), before wave fitting: the shortest segments wave
+ * fitting allows, so the grid is many waves. Blocks of one wave finish far apart, and a block
+ * that finishes early leaves its SM idle unless another waits; the 2K rows a segment walks
+ * beyond its own cost less (docs/performance.md, "u8 xy at 1 to 3 passes"). */
+constexpr uint32_t kInteriorSegmentRows = GS_MIN_WAVE_SEGMENT_ROWS;
 constexpr uint32_t kEdgeSegmentRows = 2;        /* and at the edges: few threads, short walks
                                                    (8 rows: the edge launch 25.7 us at 16384^2 K=3,
                                                    one pass 0.351 ms; 2 rows: 0.342 ms) */
