@@ -211,7 +211,7 @@ void gs_options_print_help(FILE *to)
 {
     fprintf(to,
         "Usage: gsmooth [OPTIONS] INPUT OUTPUT        smooth each row exactly (%u passes)\n"
-        "       gsmooth --integral[=rows|2d] INPUT OUT.npy|OUT.tif\n"
+        "       gsmooth --integral[=rows|2d] INPUT OUT.npy|OUT.tif|OUT.fits\n"
         "       gsmooth [OPTIONS] -o DIR INPUT...      batch: writes DIR/<input name>\n"
         "       gsmooth --list-backends [-v] | -h, --help | -V, --version\n"
         "\n"
@@ -231,9 +231,9 @@ void gs_options_print_help(FILE *to)
         "  --progress[=S]         files, or one file's rows: a bar on a terminal, else a\n"
         "                         line every S seconds (default %g)\n"
         "\n"
-        "Reads PNG, JPEG, TIFF, WebP, BMP, TGA, PGM/PPM, GIF, PSD, HDR ('-': stdin);\n"
-        "colour becomes gray (BT.601). Writes by extension .png .pgm .tif .bmp .tga .jpg,\n"
-        "integrals .npy or .tif ('-': PNG to standard output, not a terminal).\n"
+        "Reads PNG JPEG TIFF WebP GIF BMP TGA PNM PSD HDR FITS NPY ('-': stdin); colour\n"
+        "becomes gray (BT.601). Writes by extension .png .pgm .tif .bmp .tga .jpg .fits\n"
+        ".npy; integrals exactly to .npy .tif .fits ('-': PNG to stdout, not a terminal).\n"
         "Exit 0: done, 1: failed at run time, 2: usage error. More: man gsmooth.\n",
         GSMOOTH_DEFAULT_ITERS, GSMOOTH_MAX_ITERS, GSMOOTH_DEFAULT_ITERS, GS_PROGRESS_SECONDS);
 }

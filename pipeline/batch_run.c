@@ -61,10 +61,10 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
 }
 
 /* DIR/<sub><name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
- * .tga .tif); any other input (.jpg, .gif, .ppm, ...) becomes <sub><stem>.png, so a batch
- * never loses precision to a lossy encoder the user did not ask for by name. An integral
- * is always <stem>.npy (no reader takes .npy, so no input keeps its name). `sub` is empty
- * or ends in '/'. */
+ * .tga .tif .npy .fits); any other input (.jpg, .gif, .ppm, ...) becomes <sub><stem>.png,
+ * so a batch never loses precision to a lossy encoder the user did not ask for by name. An
+ * integral is always <stem>.npy (an .npy input's own name already is). `sub` is empty or
+ * ends in '/'. */
 static int join_output(const gs_batch_naming *n, const char *sub, size_t sub_len, const char *name,
                        size_t name_len, char *out, size_t size)
 {

@@ -2,8 +2,9 @@
 # make_manpage.sh: writes the man page docs/gsmooth.1 from docs/cli.md with lowdown, or checks that the committed page is current.
 # Usage: sh scripts/make_manpage.sh [OUTPUT]        write the page (default docs/gsmooth.1)
 #        sh scripts/make_manpage.sh --check GSMOOTH  what ctest docs_manpage runs: the page
-#            renders without warnings, equals what this script makes from cli.md now, and
-#            cli.md names every long option that `GSMOOTH --help` prints.
+#            renders without warnings and without markdown left as text, equals what this
+#            script makes from cli.md now, and cli.md names every long option that
+#            `GSMOOTH --help` prints and every output extension GSMOOTH takes.
 # The version and date in the page's footer come from the newest release heading of
 # CHANGELOG.md ("## [0.3.0] - 2026-12-02"), so the page changes only when cli.md or a
 # release does.
@@ -22,9 +23,10 @@ generate() { # generate OUTPUT
     need_lowdown
     release=$(sed -n 's/^## \[\([0-9][0-9.]*\)\] - \([0-9-]*\).*/\1 \2/p' "$root/CHANGELOG.md" | head -n 1)
     [ -n "$release" ] || { echo "make_manpage.sh: no release heading in CHANGELOG.md" >&2; exit 1; }
-    # No smart quotes or dashes (options keep their two hyphens), no superscripts (2^32),
-    # no emphasis inside words (GSMOOTH_PNG_LEVEL).
-    lowdown -s -Tman --out-no-smarty --parse-no-super --parse-no-intraemph \
+    # No smart quotes or dashes (options keep their two hyphens), no superscripts (2^32).
+    # Emphasis next to punctuation ([*OPTIONS*], *DIR*/*stem*) is rendered, so cli.md
+    # escapes the underscores of names in bold (**GSMOOTH\_PNG\_LEVEL**).
+    lowdown -s -Tman --out-no-smarty --parse-no-super \
         -M "title=gsmooth" -M "section=1" -M "date=${release#* }" -M "source=gsmooth ${release% *}" \
         -o "$1" "$cli"
 }
@@ -58,7 +60,17 @@ else
     echo "ok: docs/gsmooth.1 renders with $renderer, no warnings"
 fi
 
-# 2. The page is what this script makes from cli.md now.
+# 2. No markdown emphasis is left as text in the page (lowdown leaves **x** and *x* as they
+#    are where it does not take them for emphasis).
+if grep -nE '\*\*|\*[A-Za-z][^*]*\*' "$page" >"$tmp/stars.txt"; then
+    echo "FAIL: docs/gsmooth.1 shows markdown emphasis as text (write it apart from words in cli.md):"
+    head -n 10 "$tmp/stars.txt"
+    status=1
+else
+    echo "ok: docs/gsmooth.1 holds no unrendered emphasis"
+fi
+
+# 3. The page is what this script makes from cli.md now.
 generate "$tmp/gsmooth.1"
 if cmp -s "$tmp/gsmooth.1" "$page"; then
     echo "ok: docs/gsmooth.1 is current with docs/cli.md"
@@ -68,18 +80,39 @@ else
     status=1
 fi
 
-# 3. Every long option of --help is in cli.md (GS_DOCS_EXTRA_OPTION adds one, to see this fail).
+in_cli() { # in_cli KIND ITEM: whether cli.md names ITEM, as it writes that kind
+    case $1 in
+    option) grep -qE -- "$2([^a-z0-9-]|\$)" "$cli" ;;
+    extension) grep -qF -- "**$2**" "$cli" ;; # in bold, as the Output list writes them
+    *) echo "make_manpage.sh: no kind $1" >&2; exit 1 ;;
+    esac
+}
+
+check_named() { # check_named KIND WHERE ITEM...: every ITEM is in cli.md
+    kind=$1 where=$2
+    shift 2
+    [ $# -gt 0 ] || { echo "FAIL: no ${kind}s found in $where"; exit 1; }
+    missing=""
+    for item in "$@"; do
+        in_cli "$kind" "$item" || missing="$missing $item"
+    done
+    if [ -n "$missing" ]; then
+        echo "FAIL: docs/cli.md does not describe these ${kind}s of $where:$missing"
+        status=1
+    else
+        echo "ok: docs/cli.md names all $# ${kind}s of $where"
+    fi
+}
+
+# 4. Every long option of --help is in cli.md (GS_DOCS_EXTRA_OPTION adds one, to see this fail).
 "$gsmooth" --help >"$tmp/help.txt"
-options=$( { grep -oE -- '--[a-z][a-z0-9-]*' "$tmp/help.txt"; [ -z "${GS_DOCS_EXTRA_OPTION:-}" ] || echo "$GS_DOCS_EXTRA_OPTION"; } | sort -u)
-[ -n "$options" ] || { echo "FAIL: no long options in $gsmooth --help"; exit 1; }
-missing=""
-for o in $options; do
-    grep -qE -- "$o([^a-z0-9-]|\$)" "$cli" || missing="$missing $o"
-done
-if [ -n "$missing" ]; then
-    echo "FAIL: docs/cli.md does not describe these options of gsmooth --help:$missing"
-    status=1
-else
-    echo "ok: docs/cli.md names all $(echo "$options" | wc -l) long options of gsmooth --help"
-fi
+# shellcheck disable=SC2046 # one word an option
+check_named option "gsmooth --help" $( { grep -oE -- '--[a-z][a-z0-9-]*' "$tmp/help.txt"
+    [ -z "${GS_DOCS_EXTRA_OPTION:-}" ] || echo "$GS_DOCS_EXTRA_OPTION"; } | sort -u)
+
+# 5. Every output extension gsmooth takes is in cli.md: the list a wrong extension's usage
+#    error gives.
+"$gsmooth" "$root/samples/landscape.png" "$tmp/out.unknown-extension" 2>"$tmp/ext.txt" && true
+# shellcheck disable=SC2046 # one word an extension
+check_named extension "gsmooth's usage error" $(sed -n 's/.*(supported: \(.*\)).*/\1/p' "$tmp/ext.txt")
 exit $status

@@ -173,15 +173,25 @@ static int output_name(const char *dir, const char *root, const char *input, gs_
 
 START_TEST(batch_output_names)
 {
+    /* Every format written exactly keeps its input's name, by any of its extensions; any
+     * other input (a lossy one too: .jpeg as .jpg) becomes .png, and an integral .npy. */
+    static const struct {
+        const char *input;
+        gs_mode mode;
+        const char *want;
+    } cases[] = {{"a/b/x.png", GS_MODE_SMOOTH, "o/x.png"},     {"x.jpg", GS_MODE_SMOOTH, "o/x.png"},
+                 {"x.jpeg", GS_MODE_SMOOTH, "o/x.png"},        {"d/y.pgm/", GS_MODE_SMOOTH, "o/y.pgm"},
+                 {"x.tiff", GS_MODE_SMOOTH, "o/x.tiff"},       {"x.TIF", GS_MODE_SMOOTH, "o/x.TIF"},
+                 {"x.bmp", GS_MODE_SMOOTH, "o/x.bmp"},         {"x.tga", GS_MODE_SMOOTH, "o/x.tga"},
+                 {"x.npy", GS_MODE_SMOOTH, "o/x.npy"},         {"x.fits", GS_MODE_SMOOTH, "o/x.fits"},
+                 {"x.fit", GS_MODE_SMOOTH, "o/x.fit"},         {"x.fts", GS_MODE_SMOOTH, "o/x.fts"},
+                 {"d/x.tif", GS_MODE_INTEGRAL_ROWS, "o/x.npy"}, {"x.fits", GS_MODE_INTEGRAL_2D, "o/x.npy"},
+                 {"x.npy", GS_MODE_INTEGRAL_ROWS, "o/x.npy"}};
     char out[256];
-    ck_assert_int_eq(output_name("o", NULL, "a/b/x.png", GS_MODE_SMOOTH, out, sizeof out), 0);
-    ck_assert_str_eq(out, "o/x.png");
-    ck_assert_int_eq(output_name("o", NULL, "x.jpg", GS_MODE_SMOOTH, out, sizeof out), 0);
-    ck_assert_str_eq(out, "o/x.png");
-    ck_assert_int_eq(output_name("o", NULL, "d/x.tif", GS_MODE_INTEGRAL_ROWS, out, sizeof out), 0);
-    ck_assert_str_eq(out, "o/x.npy");
-    ck_assert_int_eq(output_name("o", NULL, "d/y.pgm/", GS_MODE_SMOOTH, out, sizeof out), 0);
-    ck_assert_str_eq(out, "o/y.pgm");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        ck_assert_int_eq(output_name("o", NULL, cases[i].input, cases[i].mode, out, sizeof out), 0);
+        ck_assert_str_eq(out, cases[i].want);
+    }
     ck_assert_int_eq(output_name("o", NULL, "", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_UNFIT);
     ck_assert_int_eq(output_name("o", NULL, "/", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_UNFIT);
     ck_assert_int_eq(output_name("a-long-directory", NULL, "x.png", GS_MODE_SMOOTH, out, 8),

@@ -16,14 +16,15 @@
  * prints, exits or aborts; notes (a colour image converted, a backend fallback) go to the
  * context's `note` callback when one is given.
  *
- * Versioning. Every struct that crosses the API starts with struct_size: the caller sets it
- * to sizeof the struct as its header declares it (the _init functions do, for options),
- * also in a result it passes to be filled. The library reads options and writes results
- * only up to struct_size, and later versions only append fields, so a program built
- * against an older header keeps working with a newer library: fields it does not know
- * take their defaults and are not written. A struct_size below the struct's size in
- * version 0.2 is refused (GSMOOTH_ERR_USAGE), and so are 0.2's batch options, whose layout
- * 0.3 changed (the file options are now pointed to, so that they can grow).
+ * Versioning. Every options, info and result struct starts with struct_size: the caller sets it to
+ * sizeof the struct as its header declares it (the _init functions do, for options), also in a
+ * result it passes to be filled. gsmooth_image, a buffer's plain description, has none: its layout
+ * is fixed, and a change to it would be a new type. The library reads options and writes results
+ * only up to struct_size, and later versions only append fields, so a program built against an
+ * older header keeps working with a newer library: fields it does not know take their defaults and
+ * are not written. A struct_size below the struct's size in version 0.2 is refused
+ * (GSMOOTH_ERR_USAGE), and so are 0.2's batch options, whose layout 0.3 changed (the file options
+ * are now pointed to, so that they can grow).
  *
  * Threading. Every function may be called from any thread. Calls on one context run one
  * at a time: the context holds a lock for the length of each call. Use one context per
