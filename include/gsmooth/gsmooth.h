@@ -82,8 +82,9 @@ GSMOOTH_API void gsmooth_plugin_abi_version(uint32_t *major, uint32_t *minor);
 #define GSMOOTH_MAX_JOBS 256u
 
 /* Output compression, for PNG (deflate of Sub-filtered rows) and TIFF (Adobe Deflate):
- * 0 stores; 1..3 are ISA-L's fast levels for PNG (TIFF: zlib level 1); 4..9 are zlib's
- * (TIFF: that level). Every level decodes to the same pixels. */
+ * 0 stores; for PNG, 1 codes literals and runs of one byte with no match search, 2..3 are
+ * ISA-L's levels and 4..9 zlib's; for TIFF (libtiff's deflate), 1..3 are deflate level 1
+ * and 4..9 that level. Every level decodes to the same pixels. */
 #define GSMOOTH_COMPRESSION_DEFAULT (-1) /* the library's choice: GSMOOTH_COMPRESSION_DEFAULT_LEVEL */
 #define GSMOOTH_COMPRESSION_DEFAULT_LEVEL 2
 #define GSMOOTH_COMPRESSION_FAST 1
@@ -103,7 +104,7 @@ typedef struct gsmooth_context_options {
     const char *backend;    /* "auto" (or NULL), "cpu", "cuda", or a path to a plugin .so */
     const char *plugin_dir; /* searched before the usual places; NULL: none */
     unsigned threads;       /* CPU threads a call may use; 0: every CPU this process may use */
-    const char *devices;    /* "all" or "0,1,...": devices file calls spread strips over;
+    const char *devices;    /* "all" or "0,1,...": devices calls spread strips over;
                                NULL: the backend's choice (device 0) */
     /* Notes about a file or a fallback, one line each (NULL: dropped). Called on the
      * calling thread, or on a pipeline thread during a file call. */
@@ -131,7 +132,7 @@ typedef struct gsmooth_backend_info {
     const char *version;     /* the plugin's version */
     const char *description; /* one line */
     uint32_t abi_major, abi_minor; /* the plugin ABI it was built against */
-    char operations[96];     /* "smooth,integral-rows,..." */
+    char operations[96];     /* "smooth smooth-axes integral-rows integral-2d", or "none" */
     int takes_8_bit, takes_16_bit; /* sample depths it takes */
     int available;           /* its probe passed: it can run here */
     const char *probe;       /* the probe's words: the reason, or what was found */
@@ -179,7 +180,7 @@ typedef struct gsmooth_image {
  * (0..GSMOOTH_MAX_ITERS) along each axis in `axes` (0 means X). Host buffers run on the
  * context's backend (auto: CUDA for large work when it can run, else the CPU); CUDA
  * buffers run on their own device with a backend that takes device memory, without a
- * copy when base and stride are multiples of 16 bytes. */
+ * copy when base, stride and a row's bytes are multiples of 16. */
 GSMOOTH_API gsmooth_status gsmooth_smooth(gsmooth_context *ctx, const gsmooth_image *src,
                                           const gsmooth_image *dst, uint32_t iters,
                                           uint32_t axes, char *err, size_t err_size);
@@ -244,17 +245,19 @@ typedef struct gsmooth_file_options {
     /* since 0.3 */
     int compression;        /* GSMOOTH_COMPRESSION_DEFAULT, or a level 0..9 (PNG, TIFF) */
     unsigned encode_threads; /* deflate threads per output: 0 one per CPU this process may
-                                use (a batch: its CPUs split between the files in flight) */
+                                use, at most 12 (a batch: its CPUs split between the files
+                                in flight) */
     int skip_existing;      /* an output that is already a regular file is kept, the input
                                not read, and the call succeeds (result: skipped) */
     /* since 0.3 */
     /* Rows of the output written so far, of rows_total (the image's height), and seconds
      * since the call began: called by gsmooth_file after each strip is written, from the
-     * thread that writes the output (a pipeline thread, not the caller's), one call at a
-     * time and at most once a strip. rows_done never decreases and equals rows_total in
-     * exactly one call, the last, once every row is written (a later failure to commit
-     * the output can still fail the call). Not called for a skipped output, nor by
-     * gsmooth_batch, whose progress counts files. NULL: no calls. */
+     * thread that writes the output (a pipeline thread; the caller's own for an integral's
+     * .png or .pgm picture), one call at a time and at most once a strip. rows_done never
+     * decreases and equals rows_total in exactly one call, the last, once every row is
+     * written (a later failure to commit the output can still fail the call). Not called
+     * for a skipped output, nor by gsmooth_batch, whose progress counts files. NULL: no
+     * calls. */
     void (*progress)(void *user, uint64_t rows_done, uint64_t rows_total, double elapsed_s);
     void *progress_user;    /* passed to progress */
 } gsmooth_file_options;
@@ -338,8 +341,10 @@ typedef struct gsmooth_batch_options {
     const gsmooth_file_options *file; /* what to compute for each input, how to write it,
                                     whether to skip existing outputs (NULL: the defaults) */
     const char *out_dir;         /* each result goes to out_dir/<name>, named as the CLI
-                                    names them (README, "Batch") */
-    unsigned jobs;               /* files in flight; 0: one per CPU, the context's threads split */
+                                    names them (docs/cli.md, --output-dir) */
+    unsigned jobs;               /* files in flight; 0: one per CPU; each file gets the
+                                    context's threads, or when those are 0 the CPUs split
+                                    between the files */
     uint32_t shard_index, shard_count; /* this task's share: positions j with
                                     j mod shard_count == shard_index ({0, 1}: all) */
     /* Called once per input of the shard, one call at a time (from worker threads). */

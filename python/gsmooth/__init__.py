@@ -1,4 +1,4 @@
-"""gsmooth: exact 3-point row smoothing and integral images of 2-D uint8/uint16 arrays (numpy, or CUDA tensors through DLPack, answered on their own device), on libgsmooth."""
+"""gsmooth: exact 3-point row smoothing and integral images of 2-D uint8/uint16/float32 arrays (numpy, or CUDA tensors through DLPack, answered on their own device), on libgsmooth."""
 import atexit
 import ctypes
 import dataclasses
@@ -455,11 +455,11 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None, dt
 
 
 def integral(a, mode="rows", backend="auto", threads=None):
-    """Integral image of a 2-D uint8/uint16/float32 image: 'rows' (prefix sums along each
-    row) or '2d' (summed-area table), exact in uint32, or uint64 where a sum could pass
-    2^32; float32 in float64, each row summed from left to right, then down each column, as
-    numpy.cumsum does it. A CUDA tensor as for smooth (a '2d' table waits for its result).
-    `threads` as for smooth."""
+    """Integral image of a 2-D uint8/uint16/float32 image: 'rows' (prefix sums along each row)
+    or '2d' (summed-area table), exact: uint32 for 8-bit samples, or uint64 where a sum
+    could pass 2^32 and for every 16-bit 'rows'; float32 in float64, each row summed from
+    left to right, then down each column, as numpy.cumsum does it. A CUDA tensor as for
+    smooth (a '2d' table waits for its result). `threads` as for smooth."""
     m = _mode(mode)
 
     def result_of(name, w, h):
@@ -514,9 +514,9 @@ def _file_options(kind, iters, axis, depth, compression, sigma):
     if kind == _n.WORK_SMOOTH:
         opts.iters = _passes(iters, sigma)
         opts.axes = _axes(axis)
-        if depth not in (None, 8, 16):
-            raise ValueError(f"depth takes None (the input's), 8 or 16, not {depth!r}")
-        opts.depth = depth or 0
+        if isinstance(depth, bool) or depth not in (None, 8, 16, "float"):
+            raise ValueError(f"depth takes None (the input's), 8, 16 or 'float', not {depth!r}")
+        opts.depth = 32 if depth == "float" else depth or 0
     opts.compression = _compression_level(compression)
     return opts
 
@@ -548,20 +548,23 @@ def smooth_file(src, dst, iters=None, axis="x", depth=None, compression=None, ba
     """Read the image file `src`, smooth it as smooth() does, and write `dst` (its extension
     picks the format), streaming in bounded memory as the command does. `compression`:
     'fast', 'default', 'small' or a level 0..9 for PNG and TIFF outputs (None: the default).
-    `depth`: None keeps the input's, or 8 or 16. Returns what was read: width, height, bits
-    and the backend that ran. The output appears whole or not at all. `iters` and `sigma`
-    are as for smooth().
+    `depth`: None keeps the input's, 8 or 16, or 'float' for the unrounded float32 passes
+    (into .tif, .fits or .npy), as the command's --depth. Returns what was read: width,
+    height, bits and the backend that ran. The output appears whole or not at all. `iters`
+    and `sigma` are as for smooth().
 
     `progress`: None, or a callable progress(rows_done, rows_total), called after each strip
-    is written, from the library's writing thread (not the caller's); the last call is
-    (rows_total, rows_total). An exception it raises does not stop the work: later calls are
-    skipped, the call finishes (the output is written) and then raises that exception."""
+    is written, from one of the library's threads (not necessarily the caller's); the last
+    call is (rows_total, rows_total). An exception it raises does not stop the work: later
+    calls are skipped, the call finishes (the output is written) and then raises that
+    exception."""
     return _file(_n.WORK_SMOOTH, src, dst, iters, axis, depth, compression, backend, progress, sigma)
 
 
 def integral_file(src, dst, mode="rows", compression=None, backend="auto", progress=None):
-    """Integral image of the image file `src` into `dst` (.npy, or .tif), as integral() gives
-    it; `compression` applies to a TIFF output; `progress` as for smooth_file()."""
+    """Integral image of the image file `src` into `dst` (.npy, .tif or .fits, exact; .png or
+    .pgm give a 16-bit picture scaled to the image's maximum, for viewing), as integral()
+    gives it; `compression` applies to a TIFF or PNG output; `progress` as for smooth_file()."""
     return _file(_integral_kind(mode), src, dst, 0, "x", None, compression, backend, progress)
 
 
@@ -621,18 +624,19 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
           backend="auto", progress=None):
     """Smooth each image file of `inputs` (an iterable of paths) into the directory `out_dir`,
     as `gsmooth -o DIR` does: on a pool of `jobs` workers (None: one per CPU), each output
-    named by its input's basename, or with `relative_to` a directory, by the input's path
-    below it (an input outside it fails); `out_dir` and the directories below it are made as
-    `mkdir -p` would. `iters`, `sigma`, `axis`, `depth` and `compression` are as for
-    smooth_file(); `integral` 'rows' or '2d' writes integrals (.npy) instead of smoothing.
-    `shard` (index, count) takes this task's share: positions j with j % count == index.
-    `skip_existing`: an output already there is kept and its input not read.
+    named by its input's basename (an input in a format not written exactly, such as .jpg,
+    as <stem>.png; every integral as <stem>.npy), or with `relative_to` a directory, by the
+    input's path below it (an input outside it fails); `out_dir` and the directories below
+    it are made as `mkdir -p` would. `iters`, `sigma`, `axis`, `depth` and `compression` are
+    as for smooth_file(); `integral` 'rows' or '2d' writes integrals (.npy) instead of
+    smoothing. `shard` (index, count) takes this task's share: positions j with j % count ==
+    index. `skip_existing`: an output already there is kept and its input not read.
 
     Returns a list of Outcome, one per input of the shard, in input order. A file that fails
     (unreadable, or its output name already taken by an earlier input) does not raise: its
     Outcome says 'failed' and why, and the batch goes on. What stops the batch before any
-    file is tried raises as the other calls do: ValueError for a bad argument or shard,
-    OSError when `out_dir` cannot be a directory.
+    file is tried raises as the other calls do: TypeError or ValueError for a bad argument
+    or shard, OSError when `out_dir` cannot be a directory.
 
     `progress`: None, or a callable progress(done, total) called after each file with the
     files finished of the shard's, from one of the library's worker threads, one call at a

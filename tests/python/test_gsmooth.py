@@ -267,6 +267,22 @@ def test_smooth_file_is_smooth_of_the_decoded_image(tmp_path):
     np.testing.assert_array_equal(np.load(rows), gsmooth.integral(image, "2d"))
 
 
+def test_smooth_file_float_depth_is_smooth_to_float32(tmp_path):
+    """depth='float': the unrounded passes of the decoded image, as smooth(dtype=float32)."""
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    plain = tmp_path / "plain.pgm"
+    gsmooth.smooth_file(src, plain, iters=0)
+    want = gsmooth.smooth(read_pgm(plain), 5, "xy", dtype=np.float32)
+    out = tmp_path / "k5xy.npy"
+    info = gsmooth.smooth_file(src, out, iters=5, axis="xy", depth="float")
+    got = np.load(out)
+    assert got.dtype == np.float32 and info["bits"] == 8
+    assert_same_bits(got, want)
+    with pytest.raises(ValueError, match="float32 output needs"):  # PNG stores no float32
+        gsmooth.smooth_file(src, tmp_path / "x.png", depth="float")
+    assert not (tmp_path / "x.png").exists()
+
+
 def write_pgm(path, a):
     with open(path, "wb") as f:
         f.write(b"P5\n%d %d\n255\n" % (a.shape[1], a.shape[0]))
