@@ -62,9 +62,10 @@ void gs_batch_plan(unsigned files, unsigned jobs_opt, unsigned threads_opt, unsi
 
 /* DIR/<sub><name> when smoothing into a format gsmooth writes exactly (.png .pgm .bmp
  * .tga .tif .npy .fits); any other input (.jpg, .gif, .ppm, ...) becomes <sub><stem>.png,
- * so a batch never loses precision to a lossy encoder the user did not ask for by name. An
- * integral is always <stem>.npy (an .npy input's own name already is). `sub` is empty or
- * ends in '/'. */
+ * so a batch never loses precision to a lossy encoder the user did not ask for by name.
+ * Smoothing to float32 keeps only the names of formats that store it (.tif .npy .fits), and
+ * makes the rest <stem>.tif, the float format most viewers read. An integral is always
+ * <stem>.npy (an .npy input's own name already is). `sub` is empty or ends in '/'. */
 static int join_output(const gs_batch_naming *n, const char *sub, size_t sub_len, const char *name,
                        size_t name_len, char *out, size_t size)
 {
@@ -75,11 +76,12 @@ static int join_output(const gs_batch_naming *n, const char *sub, size_t sub_len
     gs_out_format fmt;
     int writable = gs_out_format_from_path(base, &fmt, NULL, 0) == GS_OK && gs_out_format_lossless(fmt);
     if (n->mode != GS_MODE_SMOOTH) writable = writable && fmt == GS_OUT_NPY;
+    else if (n->float_out) writable = writable && gs_out_format_takes_float(fmt);
     int dir_len = (int)strlen(n->dir);
     while (dir_len > 1 && n->dir[dir_len - 1] == '/') --dir_len; /* "out/" gives out/x.png */
     const char *dot = strrchr(base, '.');
     int stem = !writable && dot && dot != base ? (int)(dot - base) : (int)name_len;
-    const char *ext = writable ? "" : n->mode == GS_MODE_SMOOTH ? ".png" : ".npy";
+    const char *ext = writable ? "" : n->mode != GS_MODE_SMOOTH ? ".npy" : n->float_out ? ".tif" : ".png";
     int w = snprintf(out, size, "%.*s/%.*s%.*s%s", dir_len, n->dir, (int)sub_len, sub, stem, base, ext);
     return w >= 0 && (size_t)w < size ? GS_BATCH_NAME_OK : GS_BATCH_NAME_UNFIT;
 }
@@ -345,7 +347,8 @@ void gs_batch_run(gs_backend_pool *pool, const gs_batch_request *request,
     if (jobs > GSMOOTH_MAX_JOBS) jobs = GSMOOTH_MAX_JOBS;
     b.jobs = jobs;
     if (b.result.files == 0) goto cleanup;
-    b.naming = (gs_batch_naming){request->out_dir, NULL, NULL, request->work.mode};
+    b.naming = (gs_batch_naming){request->out_dir, NULL, NULL, request->work.mode,
+                                 request->work.depth == GS_DEPTH_TO_FLOAT};
     if (request->relative_to) {
         if (!getcwd(b.cwd, sizeof b.cwd) || gs_path_absolute(b.cwd, request->relative_to, b.root,
                                                              sizeof b.root) != 0) {

@@ -47,6 +47,8 @@ typedef struct gs_batch_naming {
                          (gs_path_absolute) that outputs keep their path below */
     const char *cwd;  /* absolute: what relative inputs are taken against (with root) */
     gs_mode mode;     /* smoothing keeps exactly written names; integrals are .npy */
+    int float_out;    /* smoothing to float32: names kept only where the format stores
+                         float32; other inputs become .tif */
 } gs_batch_naming;
 
 /* gs_batch_output_path's results. */

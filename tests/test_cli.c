@@ -685,7 +685,8 @@ static void listing(const char *dir, char *out, size_t size)
 }
 
 /* Batch outputs: smoothing keeps a lossless writable name (.png .pgm .bmp .tga) and gives
- * every other input .png (a .jpg stays exact, a .gif becomes writable); integrals are .npy. */
+ * every other input .png (a .jpg stays exact, a .gif becomes writable); integrals are .npy;
+ * float32 results keep float formats' names and make the rest .tif. */
 START_TEST(batch_output_names)
 {
     result r;
@@ -717,6 +718,18 @@ START_TEST(batch_output_names)
     ck_assert_msg(r.code == 0, "%s", r.err);
     listing(tmp("sat"), names, sizeof names);
     ck_assert_str_eq(names, "noise.npy");
+    /* float32 results: PNG, PGM and GIF inputs become float TIFF; a float format keeps its name */
+    RUN(&r, "--quiet", "--iters", "0", input("noise.png"), tmp("n.npy"));
+    ck_assert_int_eq(r.code, 0);
+    mkdir(tmp("float"), 0755);
+    RUN(&r, "--quiet", "--depth", "float", "-o", tmp("float"), tmp("g.gif"), tmp("m.pgm"), tmp("n.npy"),
+        input("palette.png"));
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    listing(tmp("float"), names, sizeof names);
+    ck_assert_str_eq(names, "g.tif m.tif n.npy palette.tif");
+    char dict[64];
+    ck_assert_uint_eq(read_file(tmp("float/n.npy"), dict, sizeof dict), sizeof dict);
+    ck_assert_ptr_nonnull(memmem(dict, sizeof dict, "'descr': '<f4'", 14));
 }
 END_TEST
 

@@ -163,33 +163,57 @@ START_TEST(shards_split_exactly_once)
 }
 END_TEST
 
-/* The output path of `input` under `dir` (and `root`, with the working directory /w). */
+/* The output path of `input` under `dir` (and `root`, with the working directory /w), the
+ * result kept at the input's depth or (float_out) made float32. */
+static int output_name_as(const char *dir, const char *root, const char *input, gs_mode mode,
+                          int float_out, char *out, size_t size)
+{
+    gs_batch_naming n = {dir, root, "/w", mode, float_out};
+    return gs_batch_output_path(&n, input, out, size);
+}
+
 static int output_name(const char *dir, const char *root, const char *input, gs_mode mode, char *out,
                        size_t size)
 {
-    gs_batch_naming n = {dir, root, "/w", mode};
-    return gs_batch_output_path(&n, input, out, size);
+    return output_name_as(dir, root, input, mode, 0, out, size);
 }
 
 START_TEST(batch_output_names)
 {
     /* Every format written exactly keeps its input's name, by any of its extensions; any
-     * other input (a lossy one too: .jpeg as .jpg) becomes .png, and an integral .npy. */
+     * other input (a lossy one too: .jpeg as .jpg) becomes .png, and an integral .npy. A
+     * float32 result keeps the names of formats that store float32 and becomes .tif. */
     static const struct {
         const char *input;
         gs_mode mode;
+        int float_out;
         const char *want;
-    } cases[] = {{"a/b/x.png", GS_MODE_SMOOTH, "o/x.png"},     {"x.jpg", GS_MODE_SMOOTH, "o/x.png"},
-                 {"x.jpeg", GS_MODE_SMOOTH, "o/x.png"},        {"d/y.pgm/", GS_MODE_SMOOTH, "o/y.pgm"},
-                 {"x.tiff", GS_MODE_SMOOTH, "o/x.tiff"},       {"x.TIF", GS_MODE_SMOOTH, "o/x.TIF"},
-                 {"x.bmp", GS_MODE_SMOOTH, "o/x.bmp"},         {"x.tga", GS_MODE_SMOOTH, "o/x.tga"},
-                 {"x.npy", GS_MODE_SMOOTH, "o/x.npy"},         {"x.fits", GS_MODE_SMOOTH, "o/x.fits"},
-                 {"x.fit", GS_MODE_SMOOTH, "o/x.fit"},         {"x.fts", GS_MODE_SMOOTH, "o/x.fts"},
-                 {"d/x.tif", GS_MODE_INTEGRAL_ROWS, "o/x.npy"}, {"x.fits", GS_MODE_INTEGRAL_2D, "o/x.npy"},
-                 {"x.npy", GS_MODE_INTEGRAL_ROWS, "o/x.npy"}};
+    } cases[] = {
+        {"a/b/x.png", GS_MODE_SMOOTH, 0, "o/x.png"},
+        {"x.jpg", GS_MODE_SMOOTH, 0, "o/x.png"},
+        {"x.jpeg", GS_MODE_SMOOTH, 0, "o/x.png"},
+        {"d/y.pgm/", GS_MODE_SMOOTH, 0, "o/y.pgm"},
+        {"x.tiff", GS_MODE_SMOOTH, 0, "o/x.tiff"},
+        {"x.TIF", GS_MODE_SMOOTH, 0, "o/x.TIF"},
+        {"x.bmp", GS_MODE_SMOOTH, 0, "o/x.bmp"},
+        {"x.tga", GS_MODE_SMOOTH, 0, "o/x.tga"},
+        {"x.npy", GS_MODE_SMOOTH, 0, "o/x.npy"},
+        {"x.fits", GS_MODE_SMOOTH, 0, "o/x.fits"},
+        {"x.fit", GS_MODE_SMOOTH, 0, "o/x.fit"},
+        {"x.fts", GS_MODE_SMOOTH, 0, "o/x.fts"},
+        {"d/x.tif", GS_MODE_INTEGRAL_ROWS, 0, "o/x.npy"},
+        {"x.fits", GS_MODE_INTEGRAL_2D, 0, "o/x.npy"},
+        {"x.npy", GS_MODE_INTEGRAL_ROWS, 0, "o/x.npy"},
+        {"x.png", GS_MODE_SMOOTH, 1, "o/x.tif"},
+        {"x.jpg", GS_MODE_SMOOTH, 1, "o/x.tif"},
+        {"x.pgm", GS_MODE_SMOOTH, 1, "o/x.tif"},
+        {"x.tiff", GS_MODE_SMOOTH, 1, "o/x.tiff"},
+        {"x.npy", GS_MODE_SMOOTH, 1, "o/x.npy"},
+        {"x.fit", GS_MODE_SMOOTH, 1, "o/x.fit"}};
     char out[256];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-        ck_assert_int_eq(output_name("o", NULL, cases[i].input, cases[i].mode, out, sizeof out), 0);
+        ck_assert_int_eq(
+            output_name_as("o", NULL, cases[i].input, cases[i].mode, cases[i].float_out, out, sizeof out), 0);
         ck_assert_str_eq(out, cases[i].want);
     }
     ck_assert_int_eq(output_name("o", NULL, "", GS_MODE_SMOOTH, out, sizeof out), GS_BATCH_NAME_UNFIT);

@@ -456,10 +456,10 @@ def smooth(a, iters=None, axis="x", backend="auto", sigma=None, threads=None, dt
 
 def integral(a, mode="rows", backend="auto", threads=None):
     """Integral image of a 2-D uint8/uint16/float32 image: 'rows' (prefix sums along each row)
-    or '2d' (summed-area table), exact: uint32 for 8-bit samples, or uint64 where a sum
-    could pass 2^32 and for every 16-bit 'rows'; float32 in float64, each row summed from
-    left to right, then down each column, as numpy.cumsum does it. A CUDA tensor as for
-    smooth (a '2d' table waits for its result). `threads` as for smooth."""
+    or '2d' (summed-area table), exact in uint32, or uint64 where a sum could pass 2^32 (for
+    16-bit 'rows', always); float32 in float64, each row summed from left to right, then
+    down each column, as numpy.cumsum does it. A CUDA tensor as for smooth (a '2d' table
+    waits for its result). `threads` as for smooth."""
     m = _mode(mode)
 
     def result_of(name, w, h):
@@ -514,9 +514,10 @@ def _file_options(kind, iters, axis, depth, compression, sigma):
     if kind == _n.WORK_SMOOTH:
         opts.iters = _passes(iters, sigma)
         opts.axes = _axes(axis)
-        if isinstance(depth, bool) or depth not in (None, 8, 16, "float"):
+        whole = isinstance(depth, numbers.Integral) and not isinstance(depth, bool)
+        if not (depth is None or depth == "float" or (whole and depth in (8, 16))):
             raise ValueError(f"depth takes None (the input's), 8, 16 or 'float', not {depth!r}")
-        opts.depth = 32 if depth == "float" else depth or 0
+        opts.depth = 32 if depth == "float" else int(depth or 0)
     opts.compression = _compression_level(compression)
     return opts
 
@@ -625,7 +626,8 @@ def batch(inputs, out_dir, *, iters=None, sigma=None, axis="x", depth=None, comp
     """Smooth each image file of `inputs` (an iterable of paths) into the directory `out_dir`,
     as `gsmooth -o DIR` does: on a pool of `jobs` workers (None: one per CPU), each output
     named by its input's basename (an input in a format not written exactly, such as .jpg,
-    as <stem>.png; every integral as <stem>.npy), or with `relative_to` a directory, by the
+    as <stem>.png; with depth='float', one in a format without float32 samples as
+    <stem>.tif; every integral as <stem>.npy), or with `relative_to` a directory, by the
     input's path below it (an input outside it fails); `out_dir` and the directories below
     it are made as `mkdir -p` would. `iters`, `sigma`, `axis`, `depth` and `compression` are
     as for smooth_file(); `integral` 'rows' or '2d' writes integrals (.npy) instead of

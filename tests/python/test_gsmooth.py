@@ -283,6 +283,21 @@ def test_smooth_file_float_depth_is_smooth_to_float32(tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
+def test_batch_float_depth_writes_float_tiff(tmp_path):
+    """batch(depth='float'): a PNG input becomes <stem>.tif holding the float32 passes."""
+    src = os.path.join(GOLDEN, "inputs", "photo.png")
+    plain = tmp_path / "plain.pgm"
+    gsmooth.smooth_file(src, plain, iters=0)
+    done = gsmooth.batch([src], tmp_path / "out", iters=4, axis="y", depth="float")
+    assert [(o.status, os.path.basename(o.output)) for o in done] == [("ok", "photo.tif")]
+    back = tmp_path / "back.npy"
+    gsmooth.smooth_file(done[0].output, back, iters=0)  # the float32 TIFF, read back as is
+    assert_same_bits(np.load(back), gsmooth.smooth(read_pgm(plain), 4, "y", dtype=np.float32))
+    for bad in (8.0, True, 32, "FLOAT"):
+        with pytest.raises(ValueError, match="depth takes"):
+            gsmooth.batch([src], tmp_path / "out", depth=bad)
+
+
 def write_pgm(path, a):
     with open(path, "wb") as f:
         f.write(b"P5\n%d %d\n255\n" % (a.shape[1], a.shape[0]))
