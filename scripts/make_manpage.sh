@@ -61,9 +61,10 @@ else
 fi
 
 # 2. No markdown emphasis is left as text in the page (lowdown leaves **x** and *x* as they
-#    are where it does not take them for emphasis).
-if grep -nE '\*\*|\*[A-Za-z][^*]*\*' "$page" >"$tmp/stars.txt"; then
-    echo "FAIL: docs/gsmooth.1 shows markdown emphasis as text (write it apart from words in cli.md):"
+#    are where it does not take them for emphasis), and none is made inside a word (an
+#    unescaped GSMOOTH_PNG_LEVEL in bold becomes GSMOOTH\f(BIPNG\fBLEVEL).
+if grep -nE '\*\*|\*[A-Za-z][^*]*\*|\\f\(BI|[A-Za-z0-9]\\fI[^\\]*\\f[RP][A-Za-z0-9]' "$page" >"$tmp/stars.txt"; then
+    echo "FAIL: docs/gsmooth.1 shows markdown emphasis as text or inside a word (escape _ as \\_ in cli.md):"
     head -n 10 "$tmp/stars.txt"
     status=1
 else
@@ -83,7 +84,7 @@ fi
 in_cli() { # in_cli KIND ITEM: whether cli.md names ITEM, as it writes that kind
     case $1 in
     option) grep -qE -- "$2([^a-z0-9-]|\$)" "$cli" ;;
-    extension) grep -qF -- "**$2**" "$cli" ;; # in bold, as the Output list writes them
+    extension) grep -qF -- "**$2**" "$tmp/output.md" ;; # in bold, in the Output paragraph
     *) echo "make_manpage.sh: no kind $1" >&2; exit 1 ;;
     esac
 }
@@ -110,8 +111,9 @@ check_named() { # check_named KIND WHERE ITEM...: every ITEM is in cli.md
 check_named option "gsmooth --help" $( { grep -oE -- '--[a-z][a-z0-9-]*' "$tmp/help.txt"
     [ -z "${GS_DOCS_EXTRA_OPTION:-}" ] || echo "$GS_DOCS_EXTRA_OPTION"; } | sort -u)
 
-# 5. Every output extension gsmooth takes is in cli.md: the list a wrong extension's usage
-#    error gives.
+# 5. Every output extension gsmooth takes is in cli.md's Output paragraph: the list a wrong
+#    extension's usage error gives.
+sed -n '/^\*\*Output\*\*/,/^$/p' "$cli" >"$tmp/output.md"
 "$gsmooth" "$root/samples/landscape.png" "$tmp/out.unknown-extension" 2>"$tmp/ext.txt" && true
 # shellcheck disable=SC2046 # one word an extension
 check_named extension "gsmooth's usage error" $(sed -n 's/.*(supported: \(.*\)).*/\1/p' "$tmp/ext.txt")

@@ -16,15 +16,16 @@
  * prints, exits or aborts; notes (a colour image converted, a backend fallback) go to the
  * context's `note` callback when one is given.
  *
- * Versioning. Every options, info and result struct starts with struct_size: the caller sets it to
- * sizeof the struct as its header declares it (the _init functions do, for options), also in a
- * result it passes to be filled. gsmooth_image, a buffer's plain description, has none: its layout
- * is fixed, and a change to it would be a new type. The library reads options and writes results
- * only up to struct_size, and later versions only append fields, so a program built against an
- * older header keeps working with a newer library: fields it does not know take their defaults and
- * are not written. A struct_size below the struct's size in version 0.2 is refused
- * (GSMOOTH_ERR_USAGE), and so are 0.2's batch options, whose layout 0.3 changed (the file options
- * are now pointed to, so that they can grow).
+ * Versioning. Every options, info and result struct starts with struct_size: the caller
+ * sets it to sizeof the struct as its header declares it (the _init functions do, for
+ * options), also in a result it passes to be filled. gsmooth_image, a buffer's plain
+ * description, has none: its layout is fixed, and a change to it would be a new type. The
+ * library reads options and writes results only up to struct_size, and later versions only
+ * append fields, so a program built against an older header keeps working with a newer
+ * library: fields it does not know take their defaults and are not written. A struct_size
+ * below the struct's size in version 0.2 is refused (GSMOOTH_ERR_USAGE), and so are 0.2's
+ * batch options, whose layout 0.3 changed (the file options are now pointed to, so that
+ * they can grow).
  *
  * Threading. Every function may be called from any thread. Calls on one context run one
  * at a time: the context holds a lock for the length of each call. Use one context per
@@ -244,8 +245,8 @@ typedef struct gsmooth_file_options {
     uint64_t max_pixels;    /* larger images are refused before any pixel memory (2^30) */
     /* since 0.3 */
     int compression;        /* GSMOOTH_COMPRESSION_DEFAULT, or a level 0..9 (PNG, TIFF) */
-    unsigned encode_threads; /* deflate threads per output: 0 one per CPU this process may
-                                use, at most 12 (a batch: its CPUs split between the files
+    unsigned encode_threads; /* deflate threads per output, at most 12: 0 one per CPU this
+                                process may use (a batch: its CPUs split between the files
                                 in flight) */
     int skip_existing;      /* an output that is already a regular file is kept, the input
                                not read, and the call succeeds (result: skipped) */

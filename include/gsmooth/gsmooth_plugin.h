@@ -274,9 +274,9 @@ typedef struct gs_plugin_desc {
     /* ---- ABI 1.3 ---- */
 
     /* GS_MEMORY_DEVICE when `create` takes gs_plugin_config.memory = GS_MEMORY_DEVICE: the
-     * kernels then run on a caller's device buffers (whether in place or through a copy
-     * is the plugin's choice: `alignment` is what it needs at all), with GS_MEMORY_STREAM (ABI 1.5) when such strips may name a
-     * stream. 0: host memory only. Read only when struct_size covers it. */
+     * kernels then run on a caller's device buffers, in place or through its own copy as
+     * the plugin chooses (`alignment` is all it may require), with GS_MEMORY_STREAM (ABI
+     * 1.5) when such strips may name a stream. 0: host memory only. Read only when struct_size covers it. */
     uint32_t memories;
 } gs_plugin_desc;
 
