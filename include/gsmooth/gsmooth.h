@@ -105,7 +105,7 @@ typedef struct gsmooth_context_options {
     const char *backend;    /* "auto" (or NULL), "cpu", "cuda", or a path to a plugin .so */
     const char *plugin_dir; /* searched before the usual places; NULL: none */
     unsigned threads;       /* CPU threads a call may use; 0: every CPU this process may use */
-    const char *devices;    /* "all" or "0,1,...": devices calls spread strips over;
+    const char *devices;    /* "all" or "0,1,...": the devices calls spread strips over;
                                NULL: the backend's choice (device 0) */
     /* Notes about a file or a fallback, one line each (NULL: dropped). Called on the
      * calling thread, or on a pipeline thread during a file call. */

@@ -276,7 +276,8 @@ typedef struct gs_plugin_desc {
     /* GS_MEMORY_DEVICE when `create` takes gs_plugin_config.memory = GS_MEMORY_DEVICE: the
      * kernels then run on a caller's device buffers, in place or through its own copy as
      * the plugin chooses (`alignment` is all it may require), with GS_MEMORY_STREAM (ABI
-     * 1.5) when such strips may name a stream. 0: host memory only. Read only when struct_size covers it. */
+     * 1.5) when such strips may name a stream. 0: host memory only. Read only when
+     * struct_size covers it. */
     uint32_t memories;
 } gs_plugin_desc;
 

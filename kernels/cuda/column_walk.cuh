@@ -179,15 +179,15 @@ __device__ __forceinline__ float packed_column(const uint32_t (&w)[2], int c)
 /*
  * One batch of U rows y .. y + U - 1 through every level (U is kWalkUnroll, the xy tiles'
  * kBatchRows there). Level j's row t lives in v[j][t % 3]; segments start their walk at w0,
- * batches are a multiple of 3 rows long, so every slot index below is a compile-time
- * constant (no register moves to roll the rows). kInterior: every row of the batch is inside
- * the window and every row a level computes is neither of its ends, so no bounds or end
- * checks run (most batches). The batch's rows are in[] (Rows::zero() from w1 on, outside
- * interior batches), each entering level 0 through rows.enter(raw, floats) (or as packed
- * words into p0: PackedLevel0), on every lane of a warp alike. The thread stores its columns from x when `stores`. kStoresAll
- * (an interior batch whose output rows all lie in the segment): the batch steps one output
- * row pointer and stores with no row tests; kWholeStores (with it): the thread's C columns
- * all lie in the row, so no column test either.
+ * batches are a multiple of 3 rows long, so every slot index below is a compile-time constant
+ * (no register moves to roll the rows). kInterior: every row of the batch is inside the window
+ * and every row a level computes is neither of its ends, so no bounds or end checks run (most
+ * batches). The batch's rows are in[] (Rows::zero() from w1 on, outside interior batches),
+ * each entering level 0 through rows.enter(raw, floats) (or as packed words into p0:
+ * PackedLevel0), on every lane of a warp alike. The thread stores its columns from x when
+ * `stores`. kStoresAll (an interior batch whose output rows all lie in the segment): the batch
+ * steps one output row pointer and stores with no row tests; kWholeStores (with it): the
+ * thread's C columns all lie in the row, so no column test either.
  */
 template <int K, typename Tout, class Div, bool kInterior, bool kStoresAll, bool kWholeStores,
           int C, class Rows, int U>
